@@ -1,0 +1,1 @@
+"""te-series: keep a patch series against NVIDIA Transformer Engine."""

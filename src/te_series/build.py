@@ -1,0 +1,249 @@
+"""`te-series build`: install Transformer Engine with the series applied.
+
+PyPI base (default), CPU stack in the project venv (.venv):
+
+1. torch, the release's core wheel (`transformer-engine-cu13`) and the build deps;
+2. `transformer_engine_torch` built from its sdist once and cached outside the repo
+   (about 9 minutes on 2 cores; progress is printed);
+3. the release's `transformer_engine` wheel with the series applied, repacked as
+   `transformer_engine-<release>+series.<n>`.
+
+TE refuses to import unless `transformer-engine`, `transformer-engine-cu13` and
+`transformer_engine_torch` carry the same version string, so the two unchanged
+companions are relabelled to the same `+series.<n>` local version (metadata only).
+
+Git base (``--te-src PATH``): TE's own pipeline, `pip install --no-build-isolation -e fork/`
+with the NVTE_* settings below, for a machine with CUDA.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import venv
+from pathlib import Path
+
+from .apply import make_fork, release_wheel, report_absent
+from .core import Series, SeriesError, cache_dir, progress
+
+BUILD_DEPS = [
+    "pydantic",
+    "importlib-metadata",
+    "packaging",
+    "einops",
+    "onnx",
+    "onnxscript",
+    "nvdlfw-inspect",
+    "nvidia-cudnn-frontend>=1.29.0",
+    "ninja",
+    "wheel",
+    "setuptools",
+    "nvidia-cuda-crt==13.0.*",
+    "nvidia-cuda-cccl==13.0.*",
+]
+EXT_BUILD_ENV = {
+    "NVTE_BUILD_USE_NVIDIA_WHEELS": "1",
+    "NVTE_PYTORCH_FORCE_BUILD": "TRUE",
+    "NVTE_CUDA_ARCHS": "90",
+    "MAX_JOBS": str(os.cpu_count() or 2),
+}
+GIT_BUILD_ENV = {
+    "NVTE_FRAMEWORK": "pytorch",
+    "NVTE_CUDA_ARCHS": "90",
+    "NVTE_WITH_NCCL_EP": "0",
+    "NVTE_SKIP_SUBMODULE_CHECKS_DURING_BUILD": "1",
+    "MAX_JOBS": str(os.cpu_count() or 2),
+}
+
+
+def run_logged(cmd: list[str], *, what: str, env: dict | None = None, cwd=None) -> None:
+    """Run a long command; print a heartbeat every 30 s and the log tail on failure."""
+    start = time.time()
+    with tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False) as log:
+        proc = subprocess.Popen(
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {})},
+            cwd=cwd,
+        )
+        stop = threading.Event()
+
+        def beat():
+            while not stop.wait(30):
+                progress(f"{what}: still running ({time.time() - start:.0f} s)")
+
+        t = threading.Thread(target=beat, daemon=True)
+        t.start()
+        rc = proc.wait()
+        stop.set()
+        t.join()
+    if rc != 0:
+        tail = Path(log.name).read_text().splitlines()[-40:]
+        raise SeriesError(
+            f"{what} failed (exit {rc}); full log: {log.name}\n" + "\n".join(tail)
+        )
+    os.unlink(log.name)
+    progress(f"{what}: done in {time.time() - start:.0f} s")
+
+
+def venv_python(root: Path) -> Path:
+    """The project venv's python, created on first use."""
+    path = root / ".venv"
+    py = path / "bin" / "python"
+    if not py.exists():
+        progress(f"creating venv {path}")
+        venv.create(path, with_pip=True)
+    return py
+
+
+def pip(py: Path, *args: str, what: str, env: dict | None = None) -> None:
+    run_logged([str(py), "-m", "pip", *args], what=what, env=env)
+
+
+def relabel(wheel: Path, version: str, out: Path, tree: Path | None = None) -> Path:
+    """Repack a wheel under another version; with `tree`, also replace its package files."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [sys.executable, "-m", "wheel", "unpack", "-d", tmp, str(wheel)],
+            check=True,
+            capture_output=True,
+        )
+        (unpacked,) = Path(tmp).iterdir()
+        (info,) = unpacked.glob("*.dist-info")
+        name, old = info.name[: -len(".dist-info")].rsplit("-", 1)
+        meta = info / "METADATA"
+        text = meta.read_text()
+        meta.write_text(text.replace(f"\nVersion: {old}\n", f"\nVersion: {version}\n", 1))
+        info.rename(info.with_name(f"{name}-{version}.dist-info"))
+        if tree is not None:
+            pkg = unpacked / "transformer_engine"
+            shutil.rmtree(pkg)
+            shutil.copytree(tree / "transformer_engine", pkg)
+        subprocess.run(
+            [sys.executable, "-m", "wheel", "pack", "-d", str(out), str(unpacked)],
+            check=True,
+            capture_output=True,
+        )
+    (built,) = out.glob(f"{name}-{version}-*.whl")
+    return built
+
+
+def cached_download(py: Path, req: str, pattern: str) -> Path:
+    dist = cache_dir() / "dist"
+    dist.mkdir(exist_ok=True)
+    found = sorted(dist.glob(pattern))
+    if not found:
+        pip(py, "download", "--no-deps", "-q", "-d", str(dist), req, what=f"download {req}")
+        found = sorted(dist.glob(pattern))
+    return found[0]
+
+
+def ext_wheel(py: Path, release: str) -> Path:
+    """transformer_engine_torch for this release, built from sdist once, then cached."""
+    wheels = cache_dir() / "wheels"
+    wheels.mkdir(exist_ok=True)
+    pattern = f"transformer_engine_torch-{release}-*.whl"
+    found = sorted(wheels.glob(pattern))
+    if found:
+        progress(f"using cached {found[0].name}")
+        return found[0]
+    progress("building transformer_engine_torch from sdist: ~9 min on 2 cores, cached after")
+    pip(
+        py,
+        "wheel",
+        "--no-build-isolation",
+        "--no-deps",
+        "-w",
+        str(wheels),
+        f"transformer-engine-torch=={release}",
+        what="build transformer_engine_torch",
+        env=EXT_BUILD_ENV,
+    )
+    return sorted(wheels.glob(pattern))[0]
+
+
+def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> str:
+    base = series.base()["pypi"]
+    py = venv_python(root)
+    pip(py, "install", "-q", f"torch=={base['torch']}", what=f"install torch=={base['torch']}")
+    pip(py, "install", "-q", *BUILD_DEPS, what="install build and runtime deps")
+    pip(py, "install", "-q", "-e", f"{root}[dev]", what="install te-series and dev tools")
+    n = len(series.names())
+    version = f"{release}+series.{n}"
+    out = cache_dir() / "patched" / version
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    with tempfile.TemporaryDirectory(prefix="te-series-build-") as tmp:
+        tree = Path(tmp) / "tree"
+        te_wheel = wheel or release_wheel(release)
+        report_absent(make_fork(series, tree, wheel=te_wheel))
+        progress(f"packing transformer_engine-{version}")
+        patched = relabel(te_wheel, version, out, tree=tree)
+    core_src = cached_download(
+        py, f"{base['core']}=={release}", f"{base['core'].replace('-', '_')}-{release}-*.whl"
+    )
+    core = sorted(out.parent.glob(f"core-{release}/{version}/*.whl"))
+    if not core:
+        progress(f"relabelling {core_src.name} as {version} (metadata only, ~1 min, cached)")
+        core_out = out.parent / f"core-{release}" / version
+        core_out.mkdir(parents=True, exist_ok=True)
+        core = [relabel(core_src, version, core_out)]
+    ext = relabel(ext_wheel(py, release), version, out)
+    pip(
+        py,
+        "install",
+        "-q",
+        "--no-deps",
+        "--force-reinstall",
+        str(patched),
+        str(core[0]),
+        str(ext),
+        what=f"install transformer-engine {version}",
+    )
+    check = subprocess.run(
+        [str(py), "-c", "import torch, transformer_engine.pytorch.ops"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if check.returncode != 0:
+        raise SeriesError(f"the installed build does not import:\n{check.stderr[-2000:]}")
+    return version
+
+
+def build_git(root: Path, series: Series, te_src: Path, force: bool) -> None:
+    fork = root / "fork"
+    if force and fork.exists():
+        shutil.rmtree(fork)
+    if not fork.exists():
+        make_fork(series, fork, te_src=te_src)
+    # Submodules do not come with a clone: reuse the source checkout's cutlass headers.
+    cutlass = te_src / "3rdparty" / "cutlass"
+    if (cutlass / "include").is_dir() and not (fork / "3rdparty/cutlass/include").is_dir():
+        shutil.rmtree(fork / "3rdparty" / "cutlass", ignore_errors=True)
+        shutil.copytree(cutlass, fork / "3rdparty" / "cutlass", symlinks=True)
+    progress(f"TE pipeline: pip install --no-build-isolation -e fork/ ({GIT_BUILD_ENV})")
+    run_logged(
+        [sys.executable, "-m", "pip", "install", "-v", "--no-build-isolation", "--no-deps"]
+        + ["-e", str(fork)],
+        what="build TE from fork/",
+        env=GIT_BUILD_ENV,
+    )
+
+
+def run(args) -> int:
+    series = Series(args.root / "patches")
+    if args.te_src:
+        build_git(args.root, series, args.te_src, args.force)
+        print("built fork/ with TE's pipeline (editable)")
+        return 0
+    version = build_pypi(args.root, series, args.release or series.release, args.wheel)
+    print(f"installed transformer-engine {version} into .venv")
+    return 0
