@@ -85,16 +85,19 @@ def run_logged(cmd: list[str], *, what: str, env: dict | None = None, cwd=None) 
         t.join()
     if rc != 0:
         tail = Path(log.name).read_text().splitlines()[-40:]
-        raise SeriesError(
-            f"{what} failed (exit {rc}); full log: {log.name}\n" + "\n".join(tail)
-        )
+        raise SeriesError(f"{what} failed (exit {rc}); full log: {log.name}\n" + "\n".join(tail))
     os.unlink(log.name)
     progress(f"{what}: done in {time.time() - start:.0f} s")
 
 
-def venv_python(root: Path) -> Path:
-    """The project venv's python, created on first use."""
-    path = root / ".venv"
+def baseline_venv(release: str) -> Path:
+    """Where `build --baseline` puts the unpatched release (outside the repository)."""
+    return cache_dir() / f"venv-{release}"
+
+
+def venv_python(root: Path, path: Path | None = None) -> Path:
+    """The project venv's python (or another venv's), created on first use."""
+    path = path or root / ".venv"
     py = path / "bin" / "python"
     if not py.exists():
         progress(f"creating venv {path}")
@@ -168,12 +171,40 @@ def ext_wheel(py: Path, release: str) -> Path:
     return sorted(wheels.glob(pattern))[0]
 
 
+def install_stack(root: Path, py: Path, series: Series) -> None:
+    """torch, TE's build and runtime deps, and te-series itself with its dev tools."""
+    torch = series.base()["pypi"]["torch"]
+    pip(py, "install", "-q", f"torch=={torch}", what=f"install torch=={torch}")
+    pip(py, "install", "-q", *BUILD_DEPS, what="install build and runtime deps")
+    pip(py, "install", "-q", "-e", f"{root}[dev]", what="install te-series and dev tools")
+
+
+def build_baseline(root: Path, series: Series, release: str) -> Path:
+    """The unpatched release in its own venv, to compare against (bench, acceptance)."""
+    base = series.base()["pypi"]
+    py = venv_python(root, baseline_venv(release))
+    install_stack(root, py, series)
+    core = cached_download(
+        py, f"{base['core']}=={release}", f"{base['core'].replace('-', '_')}-{release}-*.whl"
+    )
+    pip(
+        py,
+        "install",
+        "-q",
+        "--no-deps",
+        "--force-reinstall",
+        str(release_wheel(release)),
+        str(core),
+        str(ext_wheel(py, release)),
+        what=f"install unpatched transformer-engine {release}",
+    )
+    return py
+
+
 def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> str:
     base = series.base()["pypi"]
     py = venv_python(root)
-    pip(py, "install", "-q", f"torch=={base['torch']}", what=f"install torch=={base['torch']}")
-    pip(py, "install", "-q", *BUILD_DEPS, what="install build and runtime deps")
-    pip(py, "install", "-q", "-e", f"{root}[dev]", what="install te-series and dev tools")
+    install_stack(root, py, series)
     n = len(series.names())
     version = f"{release}+series.{n}"
     out = cache_dir() / "patched" / version
@@ -243,6 +274,10 @@ def run(args) -> int:
     if args.te_src:
         build_git(args.root, series, args.te_src, args.force)
         print("built fork/ with TE's pipeline (editable)")
+        return 0
+    if args.baseline:
+        py = build_baseline(args.root, series, args.release or series.release)
+        print(f"installed unpatched transformer-engine into {py.parent.parent}")
         return 0
     version = build_pypi(args.root, series, args.release or series.release, args.wheel)
     print(f"installed transformer-engine {version} into .venv")

@@ -52,9 +52,7 @@ def lint(series: Series) -> list[str]:
         if not re.search(r"^Signed-off-by: .+ <.+@.+>$", info.body, re.M):
             problems.append(f"{name}: no 'Signed-off-by: Name <email>' trailer (DCO)")
         prose = [
-            l
-            for l in info.body.splitlines()
-            if l.strip() and not re.match(r"^[A-Za-z-]+: ", l)
+            l for l in info.body.splitlines() if l.strip() and not re.match(r"^[A-Za-z-]+: ", l)
         ]
         if not prose:
             problems.append(f"{name}: the body is empty; argue the change")
@@ -109,7 +107,49 @@ def style(tree: Path, files: list[str], *, pylintrc: Path | None) -> list[str]:
     return problems
 
 
-def check(series: Series, *, te_src: Path | None, wheel: Path | None) -> list[str]:
+# Upstream tests that run on CPU tensors (see cpu_shim).
+CPU_TESTS = ["tests/pytorch/test_fusible_ops.py", "-k", "TestExtraTensorChannels"]
+
+
+def each_patch_tests(tree: Path, n: int) -> list[str]:
+    """Run the CPU-runnable upstream tests after every patch (git base only).
+
+    The tree's Python sources shadow the installed package through PYTHONPATH; the
+    installed compiled extension of the same release is reused.
+    """
+    import os
+
+    from .core import git
+
+    problems = []
+    head = git("rev-parse", "HEAD", cwd=tree).strip()
+    for i in range(n, 0, -1):
+        rev = f"{head}~{i - 1}"
+        git("checkout", "-q", rev, cwd=tree)
+        subject = git("log", "-1", "--format=%s", cwd=tree).strip()
+        progress(f"tests after patch {n - i + 1}/{n}: {subject}")
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "te_series.cpu_shim", *CPU_TESTS],
+            cwd=tree,
+            env={**os.environ, "PYTHONPATH": str(tree)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        summary = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
+        print(f"  patch {n - i + 1}: {summary}")
+        if proc.returncode != 0:
+            problems.append(
+                f"upstream CPU tests fail after patch {n - i + 1} ({subject}):\n"
+                + proc.stdout[-3000:]
+            )
+    git("checkout", "-q", head, cwd=tree)
+    return problems
+
+
+def check(
+    series: Series, *, te_src: Path | None, wheel: Path | None, tests: bool = False
+) -> list[str]:
     problems = lint(series)
     if problems:
         return problems
@@ -120,12 +160,16 @@ def check(series: Series, *, te_src: Path | None, wheel: Path | None) -> list[st
         touched = sorted(final_postimages([read_patch(p) for p in series.paths()]))
         rc = tree / "pylintrc"
         problems += style(tree, touched, pylintrc=rc if rc.is_file() else None)
+        if tests:
+            if te_src is None:
+                raise SeriesError("--tests needs a git base (--te-src): the wheel has no tests")
+            problems += each_patch_tests(tree, len(series.names()))
     return problems
 
 
 def run(args) -> int:
     series = Series(args.root / "patches")
-    problems = check(series, te_src=args.te_src, wheel=args.wheel)
+    problems = check(series, te_src=args.te_src, wheel=args.wheel, tests=args.tests)
     for p in problems:
         print(f"! {p}")
     n = len(series.names())

@@ -30,11 +30,17 @@ def parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("check", help="lint, apply to a throw-away base, black and pylint")
     base_opts(sp)
+    sp.add_argument(
+        "--tests", action="store_true", help="git base: run the CPU upstream tests after each patch"
+    )
 
     sp = sub.add_parser("build", help="install the patched TE (CPU stack, or TE's pipeline)")
     base_opts(sp)
     sp.add_argument("--release", help="PyPI release to patch (default: base.toml)")
     sp.add_argument("--force", action="store_true", help="git base: rebuild fork/ first")
+    sp.add_argument(
+        "--baseline", action="store_true", help="install the unpatched release in its own venv"
+    )
 
     sp = sub.add_parser("test", help="tool tests and CPU acceptance suite (pytest)")
     sp.add_argument("--long", action="store_true", help="long randomized differential run")
