@@ -1,0 +1,140 @@
+"""Per-step cost of te.ops.Sequential forward+backward, channel- vs caller-routed.
+
+Run with the python of a venv that has TE installed. Prints one JSON object:
+{model: {"channels": seconds_per_step, "caller": seconds_per_step}} (medians over
+`--repeats` timed blocks of `--steps` steps, channel and caller blocks interleaved).
+
+Small shapes, so Python overhead dominates. `te-series bench` runs this in a patched and
+an unpatched venv, interleaved, and reports ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import torch  # before transformer_engine
+import transformer_engine.pytorch.ops as te_ops
+
+
+def residual(device, size):
+    """MakeExtraOutput, Bias, ConstantScale, AddExtraInput."""
+
+    def ops():
+        return (
+            te_ops.MakeExtraOutput(),
+            te_ops.Bias(size, device=device),
+            te_ops.ConstantScale(0.5),
+            te_ops.AddExtraInput(),
+        )
+
+    make, bias, scale, add = ops()
+    make.set_extra_output_channel(0, "residual", output_to_caller=False)
+    add.set_extra_input_channel(0, "residual")
+    channels = te_ops.Sequential(make, bias, scale, add)
+
+    make, bias, scale, add = ops()
+    head, tail = te_ops.Sequential(make, bias, scale), te_ops.Sequential(add)
+
+    def caller(x):
+        h, r = head(x)
+        return tail(h, r)
+
+    return channels, caller
+
+
+def fanout(device, size, n=3):
+    """One producer, three ConstantScale+AddExtraInput consumers."""
+
+    def ops():
+        out = [te_ops.MakeExtraOutput()]
+        for _ in range(n):
+            out += [te_ops.ConstantScale(0.5), te_ops.AddExtraInput()]
+        return out
+
+    seq = ops()
+    seq[0].set_extra_output_channel(0, "r", output_to_caller=False)
+    for op in seq[2::2]:
+        op.set_extra_input_channel(0, "r")
+    channels = te_ops.Sequential(*seq)
+
+    seq = ops()
+    head = te_ops.Sequential(seq[0])
+    tail = te_ops.Sequential(*seq[1:])
+
+    def caller(x):
+        h, r = head(x)
+        return tail(h, *([r] * n))
+
+    return channels, caller
+
+
+def chain16(device, size, n=8):
+    """Eight nested residuals: 8 producers then 8 consumers, 8 channels."""
+    del device, size
+
+    def ops():
+        return [te_ops.MakeExtraOutput() for _ in range(n)], [
+            te_ops.AddExtraInput() for _ in range(n)
+        ]
+
+    makes, adds = ops()
+    for i, op in enumerate(makes):
+        op.set_extra_output_channel(0, f"c{i}", output_to_caller=False)
+    for i, op in enumerate(adds):
+        op.set_extra_input_channel(0, f"c{n - 1 - i}")
+    channels = te_ops.Sequential(*makes, *adds)
+
+    makes, adds = ops()
+    head, tail = te_ops.Sequential(*makes), te_ops.Sequential(*adds)
+
+    def caller(x):
+        h, *rs = head(x)
+        return tail(h, *reversed(rs))
+
+    return channels, caller
+
+
+MODELS = {"residual": residual, "fanout3": fanout, "chain16": chain16}
+
+
+def timed(fn, x, dy, steps, sync):
+    start = time.perf_counter()
+    for _ in range(steps):
+        y = fn(x)
+        y.backward(dy)
+    sync()
+    return (time.perf_counter() - start) / steps
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--size", type=int, default=64)
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--repeats", type=int, default=5)
+    args = p.parse_args()
+    device = torch.device(args.device)
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    torch.manual_seed(0)
+    out = {}
+    for name, make in MODELS.items():
+        channels, caller = make(device, args.size)
+        x = torch.rand((8, args.size), device=device, requires_grad=True)
+        dy = torch.rand((8, args.size), device=device)
+        # Same results before timing
+        torch.testing.assert_close(channels(x), caller(x))
+        for fn in (channels, caller):
+            timed(fn, x, dy, max(args.steps // 4, 5), sync)  # warm-up
+        times = {"channels": [], "caller": []}
+        for _ in range(args.repeats):
+            times["channels"].append(timed(channels, x, dy, args.steps, sync))
+            times["caller"].append(timed(caller, x, dy, args.steps, sync))
+        out[name] = {k: statistics.median(v) for k, v in times.items()}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
