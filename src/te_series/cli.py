@@ -48,9 +48,13 @@ def parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("bench", help="per-step CPU cost ratios")
     sp.add_argument("--steps", type=int, default=200)
-    sp.add_argument("--rounds", type=int, default=15)
+    sp.add_argument("--rounds", type=int, default=10)
     sp.add_argument("--device", default="cpu")
-    sp.add_argument("--baseline-python", type=_path, help="python of an unpatched TE venv")
+    sp.add_argument("--baseline-python", help="python of the unpatched build")
+    sp.add_argument("--patched-python", help="python of the patched build (default .venv)")
+    sp.add_argument("--baseline-path", help="PYTHONPATH prefix for the unpatched runs")
+    sp.add_argument("--patched-path", help="PYTHONPATH prefix for the patched runs")
+    sp.add_argument("--json", help="also write the per-round ratios here")
     return p
 
 
