@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 
 settings.register_profile(
     "ci",
-    max_examples=150,
+    max_examples=400,
     derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
