@@ -289,3 +289,42 @@ def test_cli_apply_refuses_existing_fork(project, upstream):
     )
     assert proc.returncode == 2
     assert "fork/ exists" in proc.stderr
+
+
+def test_port_merges_onto_newer_release(project, upstream, tmp_path, monkeypatch):
+    from te_series import port as port_mod
+
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    base_wheel = make_wheel(upstream, tmp_path)
+    newer_dir = tmp_path / "newer"
+    newer_dir.mkdir()
+    # The newer release adds a function far from the patched lines.
+    newer = make_wheel(
+        upstream, newer_dir, {"transformer_engine/pytorch/fuser.py": "NEW = 1\n\n\n" + FUSER}
+    )
+    wheels = {"9.9.9": base_wheel, "10.0.0": newer}
+    monkeypatch.setattr(port_mod, "release_wheel", wheels.__getitem__)
+    tree = port_mod.port_tree(series, "10.0.0", tmp_path / "port")
+    text = (tree / "transformer_engine/pytorch/fuser.py").read_text()
+    assert text.startswith("NEW = 1") and "list(values)" in text
+
+
+def test_port_conflict_names_patch_and_file(project, upstream, tmp_path, monkeypatch):
+    from te_series import port as port_mod
+
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    base_wheel = make_wheel(upstream, tmp_path)
+    newer_dir = tmp_path / "newer"
+    newer_dir.mkdir()
+    newer = make_wheel(
+        upstream,
+        newer_dir,
+        {"transformer_engine/pytorch/fuser.py": FUSER.replace("tuple(values)", "set(values)")},
+    )
+    wheels = {"9.9.9": base_wheel, "10.0.0": newer}
+    monkeypatch.setattr(port_mod, "release_wheel", wheels.__getitem__)
+    with pytest.raises(SeriesError) as err:
+        port_mod.port_tree(series, "10.0.0", tmp_path / "port")
+    msg = str(err.value)
+    assert "Make route return a list" in msg
+    assert "transformer_engine/pytorch/fuser.py" in msg

@@ -201,9 +201,14 @@ def build_baseline(root: Path, series: Series, release: str) -> Path:
     return py
 
 
+def release_venv(root: Path, series: Series, release: str) -> Path:
+    """The project venv for a release: .venv for the pinned one, .venv-<release> for ports."""
+    return root / (".venv" if release == series.release else f".venv-{release}")
+
+
 def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> str:
     base = series.base()["pypi"]
-    py = venv_python(root)
+    py = venv_python(root, release_venv(root, series, release))
     install_stack(root, py, series)
     n = len(series.names())
     version = f"{release}+series.{n}"
@@ -214,7 +219,12 @@ def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> 
     with tempfile.TemporaryDirectory(prefix="te-series-build-") as tmp:
         tree = Path(tmp) / "tree"
         te_wheel = wheel or release_wheel(release)
-        report_absent(make_fork(series, tree, wheel=te_wheel))
+        if release == series.release:
+            report_absent(make_fork(series, tree, wheel=te_wheel))
+        else:
+            from .port import port_tree
+
+            port_tree(series, release, tree)
         progress(f"packing transformer_engine-{version}")
         patched = relabel(te_wheel, version, out, tree=tree)
     core_src = cached_download(
@@ -279,6 +289,7 @@ def run(args) -> int:
         py = build_baseline(args.root, series, args.release or series.release)
         print(f"installed unpatched transformer-engine into {py.parent.parent}")
         return 0
-    version = build_pypi(args.root, series, args.release or series.release, args.wheel)
-    print(f"installed transformer-engine {version} into .venv")
+    release = args.release or series.release
+    version = build_pypi(args.root, series, release, args.wheel)
+    print(f"installed transformer-engine {version} into {release_venv(args.root, series, release)}")
     return 0

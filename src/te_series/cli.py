@@ -42,7 +42,12 @@ def parser() -> argparse.ArgumentParser:
         "--baseline", action="store_true", help="install the unpatched release in its own venv"
     )
 
+    sp = sub.add_parser("port", help="3-way merge the series onto a newer PyPI release")
+    sp.add_argument("--release", help="target release (default: base.toml's port targets)")
+    sp.add_argument("--out", help="write the ported patches under OUT/<release>/")
+
     sp = sub.add_parser("test", help="tool tests and CPU acceptance suite (pytest)")
+    sp.add_argument("--release", help="test the build of this release (default: the base's)")
     sp.add_argument("--long", action="store_true", help="long randomized differential run")
     sp.add_argument("pytest_args", nargs=argparse.REMAINDER)
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 import os
 import subprocess
 
-from .build import venv_python
+from .build import release_venv, venv_python
+from .core import Series
 
 
 def run(args) -> int:
-    py = venv_python(args.root)
+    series = Series(args.root / "patches")
+    release = args.release or series.release
+    py = venv_python(args.root, release_venv(args.root, series, release))
     env = dict(os.environ)
     if args.long:
         env["TE_SERIES_HYPOTHESIS_PROFILE"] = "long"
