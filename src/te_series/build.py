@@ -147,6 +147,27 @@ def cached_download(py: Path, req: str, pattern: str) -> Path:
     return found[0]
 
 
+def core_wheel(py: Path, series: Series, release: str) -> Path:
+    """The release's TE core wheel (transformer-engine-cu13), downloaded once."""
+    name = series.base()["pypi"]["core"]
+    return cached_download(py, f"{name}=={release}", f"{name.replace('-', '_')}-{release}-*.whl")
+
+
+def install_te(py: Path, te: Path, core: Path, ext: Path) -> None:
+    """Install the three TE wheels together (their versions must match)."""
+    pip(
+        py,
+        "install",
+        "-q",
+        "--no-deps",
+        "--force-reinstall",
+        str(te),
+        str(core),
+        str(ext),
+        what=f"install {te.name}",
+    )
+
+
 def ext_wheel(py: Path, release: str) -> Path:
     """transformer_engine_torch for this release, built from sdist once, then cached."""
     wheels = cache_dir() / "wheels"
@@ -181,23 +202,9 @@ def install_stack(root: Path, py: Path, series: Series) -> None:
 
 def build_baseline(root: Path, series: Series, release: str) -> Path:
     """The unpatched release in its own venv, to compare against (bench, acceptance)."""
-    base = series.base()["pypi"]
     py = venv_python(root, baseline_venv(release))
     install_stack(root, py, series)
-    core = cached_download(
-        py, f"{base['core']}=={release}", f"{base['core'].replace('-', '_')}-{release}-*.whl"
-    )
-    pip(
-        py,
-        "install",
-        "-q",
-        "--no-deps",
-        "--force-reinstall",
-        str(release_wheel(release)),
-        str(core),
-        str(ext_wheel(py, release)),
-        what=f"install unpatched transformer-engine {release}",
-    )
+    install_te(py, release_wheel(release), core_wheel(py, series, release), ext_wheel(py, release))
     return py
 
 
@@ -207,7 +214,6 @@ def release_venv(root: Path, series: Series, release: str) -> Path:
 
 
 def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> str:
-    base = series.base()["pypi"]
     py = venv_python(root, release_venv(root, series, release))
     install_stack(root, py, series)
     n = len(series.names())
@@ -227,27 +233,14 @@ def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> 
             port_tree(series, release, tree)
         progress(f"packing transformer_engine-{version}")
         patched = relabel(te_wheel, version, out, tree=tree)
-    core_src = cached_download(
-        py, f"{base['core']}=={release}", f"{base['core'].replace('-', '_')}-{release}-*.whl"
-    )
+    core_src = core_wheel(py, series, release)
     core = sorted(out.parent.glob(f"core-{release}/{version}/*.whl"))
     if not core:
         progress(f"relabelling {core_src.name} as {version} (metadata only, ~1 min, cached)")
         core_out = out.parent / f"core-{release}" / version
         core_out.mkdir(parents=True, exist_ok=True)
         core = [relabel(core_src, version, core_out)]
-    ext = relabel(ext_wheel(py, release), version, out)
-    pip(
-        py,
-        "install",
-        "-q",
-        "--no-deps",
-        "--force-reinstall",
-        str(patched),
-        str(core[0]),
-        str(ext),
-        what=f"install transformer-engine {version}",
-    )
+    install_te(py, patched, core[0], relabel(ext_wheel(py, release), version, out))
     check = subprocess.run(
         [str(py), "-c", "import torch, transformer_engine.pytorch.ops"],
         capture_output=True,
