@@ -19,7 +19,6 @@ import collections
 import contextlib
 import dataclasses
 import random
-import traceback
 
 import torch  # before transformer_engine
 import transformer_engine.pytorch.ops as te_ops
