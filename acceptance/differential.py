@@ -101,6 +101,25 @@ class MultiSlot(_Custom):
         return dx, [()], [(self.a[0] * grad_output, self.a[1] * grad_output)]
 
 
+class FlagReadingScale(_Custom):
+    """y = x * e. Like ScaledSwiGLU, computes de only if e arrives requiring grad."""
+
+    num_extra_inputs = 1
+
+    def fuser_forward(self, basic_op_ctxs, input_, *, basic_op_extra_inputs, **unused):
+        (e,) = basic_op_extra_inputs[0]
+        ctx = basic_op_ctxs[0]
+        ctx.e_requires_grad = e.requires_grad
+        ctx.save_for_backward(input_, e)
+        return input_ * e, [()]
+
+    def fuser_backward(self, basic_op_ctxs, grad_output, **unused):
+        ctx = basic_op_ctxs[0]
+        input_, e = ctx.saved_tensors
+        de = grad_output * input_ if ctx.e_requires_grad else None
+        return grad_output * e, [()], [(de,)]
+
+
 # --------------------------------------------------------------------------- generic fusion
 
 
@@ -139,8 +158,14 @@ class DelegatingFusion(te_ops.FusedOperation):
         for i, op in enumerate(self.basic_ops):
             inputs = list(basic_op_extra_inputs[i])
             for j, (k, s) in self.internal[i].items():
+                # What the fuser does for channels that cross ops, this fusion does
+                # for its own: flag for grad, and copy for an in-place consumer.
                 t = outs[k][s]
-                inputs[j] = t.clone() if _writes_in_place(op, j) else t
+                if basic_op_ctxs[k].requires_grad and not t.requires_grad:
+                    t = t.detach().requires_grad_(True)
+                if _writes_in_place(op, j):
+                    t = t.detach().clone().requires_grad_(t.requires_grad)
+                inputs[j] = t
             x, ys = op.fuser_forward(
                 [basic_op_ctxs[i]],
                 x,
@@ -188,7 +213,7 @@ class Draw:
         return options[self.int(0, len(options) - 1)]
 
 
-KINDS = ("make", "add", "add_inplace", "scale", "bias", "fresh", "generator", "multi")
+KINDS = ("make", "add", "add_inplace", "scale", "bias", "fresh", "generator", "multi", "mul")
 SCALES = (0.5, 2.0, -1.0, 3.0)
 
 
@@ -223,7 +248,7 @@ def draw_case(d: Draw, kinds=KINDS) -> Case:
             params = ((d.choice(SCALES), d.choice(SCALES)), (d.choice(SCALES), d.choice(SCALES)))
         else:
             params = ()
-        n_in = {"add": 1, "add_inplace": 1, "multi": 2}.get(kind, 0)
+        n_in = {"add": 1, "add_inplace": 1, "multi": 2, "mul": 1}.get(kind, 0)
         n_out = {"make": 1, "fresh": 1, "generator": 1, "multi": 2}.get(kind, 0)
         ins = [d.choice(channels) if channels and d.bool() else None for _ in range(n_in)]
         outs = []
@@ -264,6 +289,8 @@ def build_ops(case: Case) -> list:
             op = FreshProducer(*params)
         elif kind == "generator":
             op = GeneratorProducer(*params)
+        elif kind == "mul":
+            op = FlagReadingScale()
         else:
             op = MultiSlot(*params)
         ops.append(op)
@@ -301,6 +328,8 @@ def reference(case: Case, ops, x, public_inputs, *, broken: bool = False):
             ys = [params[0] * x]
         elif kind == "generator":
             ys = [params[0] * x]
+        elif kind == "mul":
+            x, ys = x * e[0], []
         else:
             (a0, a1), (b0, b1) = params
             ys = [b0 * x, b1 * x]
