@@ -345,36 +345,47 @@ def reference(case: Case, ops, x, public_inputs, *, broken: bool = False):
 # --------------------------------------------------------------------------- TE run
 
 
+FUSION_REGISTRIES = {
+    "forward": OperationFuser.forward_fusion_functions,
+    "backward": OperationFuser.backward_fusion_functions,
+    "forward_backward": OperationFuser.forward_backward_fusion_functions,
+}
+
+
 @contextlib.contextmanager
-def fusions_registered(case: Case, ops):
-    """Register one fusion function per window; remove them all afterwards."""
-    lists = {
-        "forward": OperationFuser.forward_fusion_functions,
-        "backward": OperationFuser.backward_fusion_functions,
-        "forward_backward": OperationFuser.forward_backward_fusion_functions,
-    }
-    added = []
-    for start, length, kind in case.fusions:
-        window = ops[start : start + length]
-
-        def fuse(current, window=window, **unused):
-            out, i = [], 0
-            while i < len(current):
-                if all(i + k < len(current) and current[i + k] is w for k, w in enumerate(window)):
-                    out.append(DelegatingFusion(window))
-                    i += len(window)
-                else:
-                    out.append(current[i])
-                    i += 1
-            return out
-
-        lists[kind].insert(0, fuse)
-        added.append((lists[kind], fuse))
+def registered(kind: str, func):
+    """Register a fusion function first in its pass for a block (registration is global)."""
+    FUSION_REGISTRIES[kind].insert(0, func)
     try:
         yield
     finally:
-        for registry, fuse in added:
-            registry.remove(fuse)
+        FUSION_REGISTRIES[kind].remove(func)
+
+
+@contextlib.contextmanager
+def fusions_registered(case: Case, ops):
+    """Register one fusion function per window; remove them all afterwards."""
+    with contextlib.ExitStack() as stack:
+        for start, length, kind in case.fusions:
+            stack.enter_context(registered(kind, _window_fusion(ops[start : start + length])))
+        yield
+
+
+def _window_fusion(window):
+    """Fusion function replacing exactly these consecutive op objects."""
+
+    def fuse(current, **unused):
+        out, i = [], 0
+        while i < len(current):
+            if all(i + k < len(current) and current[i + k] is w for k, w in enumerate(window)):
+                out.append(DelegatingFusion(window))
+                i += len(window)
+            else:
+                out.append(current[i])
+                i += 1
+        return out
+
+    return fuse
 
 
 def run_case(case: Case, *, broken_reference: bool = False) -> None:

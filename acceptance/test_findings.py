@@ -15,24 +15,10 @@ import contextlib
 import pytest
 import torch
 import transformer_engine.pytorch.ops as te_ops
-from transformer_engine.pytorch.ops.fuser import OperationFuser
+
+from differential import registered
 
 # --------------------------------------------------------------------------- helpers
-
-
-@contextlib.contextmanager
-def registered(kind: str, func):
-    """Register a fusion for the duration of a block (registration is class-level)."""
-    registry = {
-        "forward": OperationFuser.forward_fusion_functions,
-        "backward": OperationFuser.backward_fusion_functions,
-        "forward_backward": OperationFuser.forward_backward_fusion_functions,
-    }[kind]
-    registry.insert(0, func)
-    try:
-        yield
-    finally:
-        registry.remove(func)
 
 
 class Router(te_ops.BasicOperation):

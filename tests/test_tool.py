@@ -291,40 +291,31 @@ def test_cli_apply_refuses_existing_fork(project, upstream):
     assert "fork/ exists" in proc.stderr
 
 
-def test_port_merges_onto_newer_release(project, upstream, tmp_path, monkeypatch):
+def port_to(project, upstream, tmp_path, monkeypatch, newer_fuser: str) -> Path:
+    """Port a one-patch series to a fake release 10.0.0 whose fuser.py is newer_fuser."""
     from te_series import port as port_mod
 
     series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
     base_wheel = make_wheel(upstream, tmp_path)
     newer_dir = tmp_path / "newer"
     newer_dir.mkdir()
-    # The newer release adds a function far from the patched lines.
-    newer = make_wheel(
-        upstream, newer_dir, {"transformer_engine/pytorch/fuser.py": "NEW = 1\n\n\n" + FUSER}
-    )
+    newer = make_wheel(upstream, newer_dir, {"transformer_engine/pytorch/fuser.py": newer_fuser})
     wheels = {"9.9.9": base_wheel, "10.0.0": newer}
     monkeypatch.setattr(port_mod, "release_wheel", wheels.__getitem__)
-    tree = port_mod.port_tree(series, "10.0.0", tmp_path / "port")
+    return port_mod.port_tree(series, "10.0.0", tmp_path / "port")
+
+
+def test_port_merges_onto_newer_release(project, upstream, tmp_path, monkeypatch):
+    # The newer release adds a line far from the patched lines.
+    tree = port_to(project, upstream, tmp_path, monkeypatch, "NEW = 1\n\n\n" + FUSER)
     text = (tree / "transformer_engine/pytorch/fuser.py").read_text()
     assert text.startswith("NEW = 1") and "list(values)" in text
 
 
 def test_port_conflict_names_patch_and_file(project, upstream, tmp_path, monkeypatch):
-    from te_series import port as port_mod
-
-    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
-    base_wheel = make_wheel(upstream, tmp_path)
-    newer_dir = tmp_path / "newer"
-    newer_dir.mkdir()
-    newer = make_wheel(
-        upstream,
-        newer_dir,
-        {"transformer_engine/pytorch/fuser.py": FUSER.replace("tuple(values)", "set(values)")},
-    )
-    wheels = {"9.9.9": base_wheel, "10.0.0": newer}
-    monkeypatch.setattr(port_mod, "release_wheel", wheels.__getitem__)
+    conflicting = FUSER.replace("tuple(values)", "set(values)")
     with pytest.raises(SeriesError) as err:
-        port_mod.port_tree(series, "10.0.0", tmp_path / "port")
+        port_to(project, upstream, tmp_path, monkeypatch, conflicting)
     msg = str(err.value)
     assert "Make route return a list" in msg
     assert "transformer_engine/pytorch/fuser.py" in msg
