@@ -335,3 +335,16 @@ def test_alias_exclusive_channel_is_not_copied(size=8):
     y = te_ops.Sequential(p, c)(x)
     torch.testing.assert_close(y, 3 * x)
     assert seen["used"] == seen["made"]
+
+
+def test_alias_in_place_producer_keeps_caller_grad(size=8):
+    """MakeExtraOutput(in_place=True) on a channel does not add into the caller's dy."""
+    mk, add = te_ops.MakeExtraOutput(in_place=True), te_ops.AddExtraInput()
+    mk.set_extra_output_channel(0, "r", output_to_caller=False)
+    add.set_extra_input_channel(0, "r")
+    x = torch.rand(size, requires_grad=True)
+    y = te_ops.Sequential(mk, te_ops.Bias(size, device="cpu"), add)(x)
+    dy = torch.ones(size)
+    y.backward(dy)
+    torch.testing.assert_close(dy, torch.ones(size))
+    torch.testing.assert_close(x.grad, torch.full((size,), 2.0))
