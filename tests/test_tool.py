@@ -221,7 +221,8 @@ def test_conflicting_patch_is_named_and_fork_left_clean(project, upstream, tmp_p
         apply_mod.make_fork(series, dest, te_src=upstream)
     msg = str(err.value)
     assert name in msg
-    assert "transformer_engine/pytorch/fuser.py" in msg
+    assert "file transformer_engine/pytorch/fuser.py, hunk at line 3 @@ -3,4 +3,4 @@" in msg
+    assert "Recover:" in msg
     assert sh("git", "status", "--porcelain", cwd=dest).strip() == ""
     assert not (dest / ".git" / "rebase-apply").exists()
     assert sh("git", "rev-parse", "HEAD", cwd=dest).strip() == moved

@@ -10,6 +10,7 @@ Two bases:
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -136,13 +137,16 @@ def am_series(dest: Path, series: Series, include: str | None = None) -> None:
         )
         if proc.returncode == 0:
             continue
+        conflicts = [
+            l for l in (proc.stdout + proc.stderr).splitlines() if l.startswith("CONFLICT")
+        ]
         where = _locate_failure(dest, path, include)
         subprocess.run(["git", "am", "--abort"], cwd=dest, capture_output=True, check=False)
         done = ", ".join(names[: i - 1]) or "none"
         raise SeriesError(
             f"patch {path.name} does not apply: {where}\n"
-            f"git said: {(proc.stdout + proc.stderr).strip().splitlines()[-1:]}\n"
-            f"fork/ is clean at the last good patch (applied: {done}).\n"
+            + "".join(f"git: {l}\n" for l in conflicts)
+            + f"fork/ is clean at the last good patch (applied: {done}).\n"
             "Recover: refresh the patch against that state (edit in fork/, commit, then "
             "`te-series export`), or fix the base."
         )
@@ -161,7 +165,7 @@ def _am_env() -> dict:
 
 
 def _locate_failure(dest: Path, patch: Path, include: str | None) -> str:
-    """Ask `git apply --check -v` which file and hunk failed (run on the pre-patch tree)."""
+    """Name the file and hunk that fail, from `git apply --check -v` on the pre-patch tree."""
     subprocess.run(["git", "am", "--abort"], cwd=dest, capture_output=True, check=False)
     args = ["git", "apply", "--check", "-v"]
     if include:
@@ -169,11 +173,15 @@ def _locate_failure(dest: Path, patch: Path, include: str | None) -> str:
     proc = subprocess.run(
         [*args, str(patch)], cwd=dest, capture_output=True, text=True, check=False
     )
-    lines = [l for l in proc.stderr.splitlines() if l.startswith("error:")]
-    hunks = [l for l in proc.stderr.splitlines() if l.startswith("Hunk #") or "@@" in l]
-    if not lines:
-        return "git am failed, but the patch applies to the tree on its own (3-way merge issue?)"
-    return "; ".join(lines + hunks[:3])
+    hunks = {f.path: f.hunks for f in read_patch(patch).files}
+    found = []
+    for m in re.finditer(r"^error: patch failed: (\S+):(\d+)$", proc.stderr, re.M):
+        path, line = m.group(1), m.group(2)
+        header = next((h for h in hunks.get(path, []) if h.startswith(f"@@ -{line},")), "")
+        found.append(f"file {path}, hunk at line {line} {header}".rstrip())
+    if not found:
+        return "git am -3 failed although the patch applies on its own (see git's message)"
+    return "; ".join(found)
 
 
 def make_fork(
