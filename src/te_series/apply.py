@@ -6,226 +6,180 @@ Two bases:
 * pypi (default): the pinned release's ``transformer_engine`` wheel unpacked into a fresh
   git repository. The wheel has no tests/ or docs/, so hunks for those are reported as
   not in this base. Every touched file's pre-image blob id must equal the release file's.
+
+The new fork is built in fork.new/ and swapped in once complete; `--force` keeps the old
+fork's unexported commits and untracked files in .te-series-backup/. When a patch does
+not apply, `git am` is left stopped on it; fix it and run `te-series apply --continue`.
 """
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
 from .core import (
+    PYPI_PREFIX,
     SERIES_BRANCH,
+    PatchFailed,
     Series,
     SeriesError,
-    base_preimages,
-    cache_dir,
+    abort_am,
+    apply_patches,
+    build_aside,
+    commits,
+    describe_tree,
     git,
-    progress,
-    read_patch,
+    git_run,
+    in_progress,
+    load_series,
+    make_tree,
+    note_names,
+    read_state,
+    rel,
+    report_absent,
+    set_note,
+    swap_in,
+    write_state,
 )
 
-PYPI_PREFIX = "transformer_engine/"
+
+def work_tree(root: Path, port: str | None) -> Path:
+    """fork/ or a port's edit tree; its unfinished rebuild (<tree>.new) when there is one."""
+    tree = root / "fork" if port is None else root / "fork-port" / port
+    new = tree.with_name(tree.name + ".new")
+    return new if new.exists() else tree
 
 
-def release_wheel(release: str) -> Path:
-    """The pure-Python `transformer_engine` wheel of a release, downloaded once into the cache."""
-    dist = cache_dir() / "dist"
-    dist.mkdir(exist_ok=True)
-    found = sorted(dist.glob(f"transformer_engine-{release}-py3-none-any.whl"))
-    if found:
-        return found[0]
-    progress(f"downloading transformer-engine=={release} (pure-Python wheel)")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(dist)]
-        + [f"transformer-engine=={release}"],
-        capture_output=True,
-        text=True,
-        check=False,
+def stopped_message(tree: Path, root: Path, err: PatchFailed, swapped_old: bool) -> str:
+    """The failure plus where the tree is and how to go on."""
+    state = read_state(tree)
+    name = rel(tree, root)
+    done = state.patches[: state.applied]
+    text = str(err)
+    text += (
+        f"{name}/ holds patches 1-{len(done)} of {len(state.patches)}"
+        f" and git am is stopped on {state.failed}.\n"
     )
-    found = sorted(dist.glob(f"transformer_engine-{release}-py3-none-any.whl"))
-    if proc.returncode != 0 or not found:
-        raise SeriesError(
-            f"could not download transformer-engine=={release}:\n{proc.stderr.strip()}\n"
-            "Check the package index, or pass --wheel PATH to a downloaded wheel."
-        )
-    return found[0]
-
-
-def init_git_base(dest: Path, te_src: Path, commit: str) -> None:
-    """Clone te_src into dest and check out `commit` on the series branch."""
-    progress(f"cloning {te_src} into {dest}")
-    git("clone", "-q", "--no-checkout", str(te_src), str(dest), cwd=dest.parent)
-    if not git("cat-file", "-t", f"{commit}^{{commit}}", cwd=dest, check=False).strip():
-        raise SeriesError(
-            f"base commit {commit} is not in {te_src}. Fetch upstream main there "
-            "(git fetch origin main) and run apply again."
-        )
-    git("checkout", "-q", "-B", SERIES_BRANCH, commit, cwd=dest)
-    git("config", "te-series.kind", "git", cwd=dest)
-    git("config", "te-series.base", commit, cwd=dest)
-
-
-def init_pypi_base(dest: Path, wheel: Path, release: str) -> None:
-    """Unpack the wheel's transformer_engine/ into a new repo and commit it as the base."""
-    progress(f"unpacking {wheel.name} into {dest} as the base commit")
-    dest.mkdir(parents=True)
-    git("init", "-q", "-b", SERIES_BRANCH, cwd=dest)
-    with zipfile.ZipFile(wheel) as zf:
-        for name in zf.namelist():
-            if name.startswith(PYPI_PREFIX) and not name.endswith("/"):
-                zf.extract(name, dest)
-    git("add", "-A", cwd=dest)
-    git("commit", "-q", "-m", f"transformer_engine {release} from PyPI", cwd=dest)
-    base = git("rev-parse", "HEAD", cwd=dest).strip()
-    git("config", "te-series.kind", "pypi", cwd=dest)
-    git("config", "te-series.base", base, cwd=dest)
-    git("config", "te-series.release", release, cwd=dest)
-
-
-def check_pypi_blobs(dest: Path, series: Series) -> dict[str, list[str]]:
-    """Compare every touched file's base pre-image with the release; list absent files.
-
-    Returns {path: [patch names]} for files the base does not have (tests/, docs/).
-    """
-    patches = [read_patch(p) for p in series.paths()]
-    absent: dict[str, list[str]] = {}
-    for p in patches:
-        for f in p.files:
-            if not f.path.startswith(PYPI_PREFIX):
-                absent.setdefault(f.path, []).append(p.path.name)
-    mismatches = []
-    for path, old in base_preimages(patches).items():
-        if not path.startswith(PYPI_PREFIX):
-            continue
-        have = git("rev-parse", "-q", "--verify", f"HEAD:{path}", cwd=dest, check=False).strip()
-        if old is None:
-            if have:
-                mismatches.append(f"{path}: the series creates it, but the release has {have}")
-            continue
-        if not have:
-            mismatches.append(f"{path}: the series expects blob {old}, the release lacks it")
-        elif not have.startswith(old):
-            mismatches.append(f"{path}: the series expects blob {old}, the release has {have}")
-    if mismatches:
-        raise SeriesError(
-            "the release does not match the series' base:\n  "
-            + "\n  ".join(mismatches)
-            + "\nUse a git base (--te-src) or `te-series port` for a different release."
-        )
-    return absent
-
-
-def am_series(dest: Path, series: Series, include: str | None = None) -> None:
-    """`git am -3` each patch; on failure abort, name the patch, file and hunk, and stop."""
-    names = series.names()
-    for i, path in enumerate(series.paths(), 1):
-        progress(f"[{i}/{len(names)}] git am -3 {path.name}")
-        args = ["am", "-3", "--keep-non-patch", "--empty=keep"]
-        if include:
-            args.append(f"--include={include}")
-        proc = subprocess.run(
-            ["git", *args, str(path)],
-            cwd=dest,
-            capture_output=True,
-            text=True,
-            check=False,
-            env=_am_env(),
-        )
-        if proc.returncode == 0:
-            continue
-        conflicts = [
-            l for l in (proc.stdout + proc.stderr).splitlines() if l.startswith("CONFLICT")
-        ]
-        where = _locate_failure(dest, path, include)
-        subprocess.run(["git", "am", "--abort"], cwd=dest, capture_output=True, check=False)
-        done = ", ".join(names[: i - 1]) or "none"
-        raise SeriesError(
-            f"patch {path.name} does not apply: {where}\n"
-            + "".join(f"git: {l}\n" for l in conflicts)
-            + f"fork/ is clean at the last good patch (applied: {done}).\n"
-            "Recover: refresh the patch against that state (edit in fork/, commit, then "
-            "`te-series export`), or fix the base."
-        )
-
-
-def _am_env() -> dict:
-    import os
-
-    from .core import BOT
-
-    env = {**os.environ, **BOT}
-    # Keep authorship from the patch; only the committer is the bot.
-    for k in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE"):
-        env.pop(k)
-    return env
-
-
-def _locate_failure(dest: Path, patch: Path, include: str | None) -> str:
-    """Name the file and hunk that fail, from `git apply --check -v` on the pre-patch tree."""
-    subprocess.run(["git", "am", "--abort"], cwd=dest, capture_output=True, check=False)
-    args = ["git", "apply", "--check", "-v"]
-    if include:
-        args.append(f"--include={include}")
-    proc = subprocess.run(
-        [*args, str(patch)], cwd=dest, capture_output=True, text=True, check=False
+    if swapped_old:
+        old = rel(tree.with_name(tree.name[: -len(".new")]), root)
+        text += f"Your old {old}/ is untouched; the new tree waits in {name}/.\n"
+    port = f" --port {state.release}" if state.kind == "port" else ""
+    text += (
+        f"Go on: fix the conflicts in {name}/ and `git -C {name} add` them (or "
+        f"`git -C {name} am --abort` and commit a fixed version of the change yourself), "
+        f"then `te-series apply --continue{port}`.\n"
+        f"Or skip the patch: `te-series apply --continue --skip{port}` (export then needs "
+        f"--drop {state.failed}).\n"
+        "Until the series is complete, `te-series export` refuses to write patches/."
     )
-    hunks = {f.path: f.hunks for f in read_patch(patch).files}
-    found = []
-    for m in re.finditer(r"^error: patch failed: (\S+):(\d+)$", proc.stderr, re.M):
-        path, line = m.group(1), m.group(2)
-        header = next((h for h in hunks.get(path, []) if h.startswith(f"@@ -{line},")), "")
-        found.append(f"file {path}, hunk at line {line} {header}".rstrip())
-    if not found:
-        return "git am -3 failed although the patch applies on its own (see git's message)"
-    return "; ".join(found)
+    return text
 
 
-def make_fork(
-    series: Series,
-    dest: Path,
-    *,
-    te_src: Path | None = None,
-    wheel: Path | None = None,
-) -> dict[str, list[str]]:
-    """Create dest from a base and apply the series. Returns the files not in this base."""
-    if te_src is not None:
-        init_git_base(dest, te_src, series.base_commit)
-        am_series(dest, series)
-        return {}
-    release = series.release
-    init_pypi_base(dest, wheel or release_wheel(release), release)
-    absent = check_pypi_blobs(dest, series)
-    am_series(dest, series, include=PYPI_PREFIX + "*")
-    return absent
+def resume(root: Path, tree: Path, *, skip: bool) -> None:
+    """Take the patch git am stopped on as resolved (or skip it) and apply the rest."""
+    state = read_state(tree)
+    if state is None:
+        raise SeriesError(
+            f"{rel(tree, root)}/ was not made by te-series apply; nothing to continue"
+        )
+    if state.complete:
+        raise SeriesError(f"{rel(tree, root)}/ already holds the whole series; nothing to continue")
+    series = Series(root / state.patches_dir, root, root / "patches" / "base.toml")
+    name = state.patches[state.applied]
+    include = PYPI_PREFIX + "*" if state.kind == "pypi" else None
+    busy = in_progress(tree)
+    if busy and busy != "a git am":
+        raise SeriesError(f"{busy} is in progress in {rel(tree, root)}/; finish or abort it first")
+    if skip:
+        if busy:
+            abort_am(tree)
+        print(f"skipped {name}; export will refuse until you say --drop {name}")
+        state.applied += 1
+        state.failed = None
+        write_state(tree, state)
+    elif busy and state.failed:
+        proc = git_run("am", "--continue", cwd=tree, env={"GIT_EDITOR": "true"})
+        if proc.returncode != 0:
+            raise SeriesError(
+                f"git am --continue in {rel(tree, root)}/ failed:\n"
+                f"{(proc.stdout + proc.stderr).strip()}\n"
+                f"Resolve the conflicts and `git -C {rel(tree, root)} add` the files, then run "
+                "te-series apply --continue again."
+            )
+        _take(tree, state, name, ["HEAD"])
+    else:
+        if busy:  # interrupted inside git am: start that patch again
+            abort_am(tree)
+        fresh = _unnoted(tree, state)
+        if fresh:
+            _take(tree, state, name, fresh)
+        elif state.failed:
+            raise SeriesError(
+                f"{name} is still not in {rel(tree, root)}/: resolve the stopped git am, or "
+                "commit a fixed version of the change, then run te-series apply --continue "
+                "(or --skip it)."
+            )
+    apply_patches(tree, series, state, include)
 
 
-def report_absent(absent: dict[str, list[str]]) -> None:
-    for path, names in sorted(absent.items()):
-        print(f"not in this base: {path} (hunks of {', '.join(names)})")
+def _unnoted(tree: Path, state) -> list[str]:
+    """Commits after the last one that came from a patch: the user's fix of the stopped one."""
+    revs = commits(tree, f"{state.base}..HEAD")
+    while revs and not note_names(tree, revs[-1]):
+        revs.pop()
+    return commits(tree, f"{revs[-1] if revs else state.base}..HEAD")
+
+
+def _take(tree: Path, state, name: str, fresh: list[str]) -> None:
+    """Record the first of the user's new commits as the stopped patch."""
+    set_note(tree, fresh[0], name)
+    state.applied += 1
+    state.failed = None
+    write_state(tree, state)
+
+
+def finish_swap(tree: Path, root: Path) -> list[str]:
+    """After --continue completed <tree>.new, swap it in (keeping the old tree's work)."""
+    if not tree.name.endswith(".new"):
+        return []
+    return swap_in(tree, tree.with_name(tree.name[: -len(".new")]), root)
 
 
 def run(args) -> int:
-    series = Series(args.root / "patches")
-    dest = args.root / "fork"
-    if dest.exists():
-        if not args.force:
-            raise SeriesError(
-                "fork/ exists. Export its work first (`te-series export`), then rerun with "
-                "--force to rebuild it from the base."
-            )
-        shutil.rmtree(dest)
+    root = args.root
+    if args.continue_ or args.skip:
+        tree = work_tree(root, args.port)
+        if not tree.exists():
+            raise SeriesError(f"{rel(tree, root)}/ does not exist; nothing to continue")
+        try:
+            resume(root, tree, skip=args.skip)
+        except PatchFailed as err:
+            raise SeriesError(stopped_message(tree, root, err, tree.name.endswith(".new")))
+        kept = finish_swap(tree, root)
+        for line in kept:
+            print(f"kept: {line}")
+        print(describe_tree(work_tree(root, args.port), root))
+        return 0
+    if args.port:
+        raise SeriesError(
+            "--port goes with --continue; make a port tree with te-series port --edit"
+        )
+    series = load_series(root)
+    series.names()  # refuse a broken listing before touching anything
+    fork = root / "fork"
+    absent = {}
+
+    def build(dest: Path) -> None:
+        absent.update(make_tree(series, dest, te_src=args.te_src, wheel=args.wheel))
+
     try:
-        absent = make_fork(series, dest, te_src=args.te_src, wheel=args.wheel)
-    except SeriesError:
-        if dest.exists() and not git("rev-parse", "-q", "--verify", "HEAD", cwd=dest, check=False):
-            shutil.rmtree(dest)
-        raise
+        kept = build_aside(fork, root, build, force=args.force)
+    except PatchFailed as err:
+        new = fork.with_name("fork.new")
+        tree = new if new.exists() else fork
+        raise SeriesError(stopped_message(tree, root, err, tree == new)) from None
+    for line in kept:
+        print(f"kept: {line}")
     report_absent(absent)
-    n = len(series.names())
     kind = "git" if args.te_src else "pypi"
-    print(f"fork/: {kind} base with {n} patch(es) applied on branch {SERIES_BRANCH}")
+    print(f"fork/: {kind} base with {len(series.names())} patch(es) applied on {SERIES_BRANCH}")
     return 0

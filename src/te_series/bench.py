@@ -21,7 +21,7 @@ import subprocess
 from pathlib import Path
 
 from .build import baseline_venv
-from .core import Series, SeriesError, progress
+from .core import SeriesError, load_series, progress
 
 
 def _run(python: Path | str, pythonpath: str | None, root: Path, args) -> dict:
@@ -41,7 +41,7 @@ def _summary(values: list[float]) -> str:
 
 
 def run(args) -> int:
-    series = Series(args.root / "patches")
+    series = load_series(args.root)
     baseline = args.baseline_python or baseline_venv(series.release) / "bin" / "python"
     patched = args.patched_python or args.root / ".venv" / "bin" / "python"
     if not Path(baseline).exists() and os.sep in str(baseline):

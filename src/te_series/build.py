@@ -28,8 +28,20 @@ import time
 import venv
 from pathlib import Path
 
-from .apply import make_fork, release_wheel, report_absent
-from .core import Series, SeriesError, cache_dir, progress
+from .core import (
+    PatchFailed,
+    Series,
+    SeriesError,
+    build_aside,
+    cache_dir,
+    cached_wheel,
+    load_series,
+    make_tree,
+    progress,
+    read_state,
+    release_wheel,
+    report_absent,
+)
 
 BUILD_DEPS = [
     "pydantic",
@@ -137,20 +149,10 @@ def relabel(wheel: Path, version: str, out: Path, tree: Path | None = None) -> P
     return built
 
 
-def cached_download(py: Path, req: str, pattern: str) -> Path:
-    dist = cache_dir() / "dist"
-    dist.mkdir(exist_ok=True)
-    found = sorted(dist.glob(pattern))
-    if not found:
-        pip(py, "download", "--no-deps", "-q", "-d", str(dist), req, what=f"download {req}")
-        found = sorted(dist.glob(pattern))
-    return found[0]
-
-
-def core_wheel(py: Path, series: Series, release: str) -> Path:
+def core_wheel(series: Series, release: str) -> Path:
     """The release's TE core wheel (transformer-engine-cu13), downloaded once."""
-    name = series.base()["pypi"]["core"]
-    return cached_download(py, f"{name}=={release}", f"{name.replace('-', '_')}-{release}-*.whl")
+    name = series.base_value("pypi", "core")
+    return cached_wheel(f"{name}=={release}", f"{name.replace('-', '_')}-{release}-*.whl")
 
 
 def install_te(py: Path, te: Path, core: Path, ext: Path) -> None:
@@ -194,7 +196,7 @@ def ext_wheel(py: Path, release: str) -> Path:
 
 def install_stack(root: Path, py: Path, series: Series) -> None:
     """torch, TE's build and runtime deps, and te-series itself with its dev tools."""
-    torch = series.base()["pypi"]["torch"]
+    torch = series.base_value("pypi", "torch")
     pip(py, "install", "-q", f"torch=={torch}", what=f"install torch=={torch}")
     pip(py, "install", "-q", *BUILD_DEPS, what="install build and runtime deps")
     pip(py, "install", "-q", "-e", f"{root}[dev]", what="install te-series and dev tools")
@@ -204,7 +206,8 @@ def build_baseline(root: Path, series: Series, release: str) -> Path:
     """The unpatched release in its own venv, to compare against (bench, acceptance)."""
     py = venv_python(root, baseline_venv(release))
     install_stack(root, py, series)
-    install_te(py, release_wheel(release), core_wheel(py, series, release), ext_wheel(py, release))
+    te = release_wheel(release, series)
+    install_te(py, te, core_wheel(series, release), ext_wheel(py, release))
     return py
 
 
@@ -224,16 +227,19 @@ def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> 
     out.mkdir(parents=True)
     with tempfile.TemporaryDirectory(prefix="te-series-build-") as tmp:
         tree = Path(tmp) / "tree"
-        te_wheel = wheel or release_wheel(release)
-        if release == series.release:
-            report_absent(make_fork(series, tree, wheel=te_wheel))
-        else:
-            from .port import port_tree
+        te_wheel = wheel or release_wheel(release, series)
+        try:
+            if release == series.release:
+                report_absent(make_tree(series, tree, wheel=te_wheel))
+            else:
+                from .port import port_tree
 
-            port_tree(series, release, tree)
+                port_tree(series, release, tree)
+        except PatchFailed as err:
+            raise SeriesError(f"{err}Nothing was installed.") from None
         progress(f"packing transformer_engine-{version}")
         patched = relabel(te_wheel, version, out, tree=tree)
-    core_src = core_wheel(py, series, release)
+    core_src = core_wheel(series, release)
     core = sorted(out.parent.glob(f"core-{release}/{version}/*.whl"))
     if not core:
         progress(f"relabelling {core_src.name} as {version} (metadata only, ~1 min, cached)")
@@ -254,10 +260,24 @@ def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> 
 
 def build_git(root: Path, series: Series, te_src: Path, force: bool) -> None:
     fork = root / "fork"
-    if force and fork.exists():
-        shutil.rmtree(fork)
-    if not fork.exists():
-        make_fork(series, fork, te_src=te_src)
+    if force or not fork.exists():
+        try:
+            for line in build_aside(
+                fork, root, lambda d: make_tree(series, d, te_src=te_src), force=force
+            ):
+                print(f"kept: {line}")
+        except PatchFailed as err:
+            from .apply import stopped_message
+
+            new = fork.with_name("fork.new")
+            at = new if new.exists() else fork
+            raise SeriesError(stopped_message(at, root, err, at == new)) from None
+    state = read_state(fork)
+    if state is None or not state.complete or state.kind != "git":
+        raise SeriesError(
+            "fork/ does not hold the whole series on a git base; see te-series status, "
+            "finish it (te-series apply --continue) or rebuild it (--force)"
+        )
     # Submodules do not come with a clone: reuse the source checkout's cutlass headers.
     cutlass = te_src / "3rdparty" / "cutlass"
     if (cutlass / "include").is_dir() and not (fork / "3rdparty/cutlass/include").is_dir():
@@ -273,7 +293,8 @@ def build_git(root: Path, series: Series, te_src: Path, force: bool) -> None:
 
 
 def run(args) -> int:
-    series = Series(args.root / "patches")
+    series = load_series(args.root)
+    series.names()
     if args.te_src:
         build_git(args.root, series, args.te_src, args.force)
         print("built fork/ with TE's pipeline (editable)")

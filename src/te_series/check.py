@@ -1,45 +1,65 @@
-"""`te-series check`: lint the series, apply it to a throw-away base, format- and lint-check.
+"""`te-series check`: lint the series, apply it patch by patch, and run TE's checks at each.
 
-* series lists exactly the patch files present;
-* every patch has a `[PyTorch]`-style subject, a body and a `Signed-off-by:` trailer;
-* the series applies (`git am -3`) to a fresh base;
-* black 24.4.2 with TE's arguments is clean on every touched Python file;
-* pylint 3.3.1 with the base's own pylintrc is clean on every touched file under
-  transformer_engine/ (TE's QA lints that tree only). A PyPI base has no pylintrc, so
-  pylint is skipped there and the skip is reported.
+* the series file lists exactly the patch files present, each once;
+* every patch has a `[PyTorch]`-style subject, a body and a `Signed-off-by:` trailer
+  (read as git reads trailers: `git interpret-trailers --parse`);
+* `# pr:` groups, when present, each have a description in TE's PR template;
+* every patch is tried on a fresh base with the patches before it applied; a patch that
+  fails is reported and skipped, so one run names every failing patch;
+* after each patch, TE's pre-commit checks on the files it touches: black 24.4.2 with
+  TE's arguments, vermin `-t=3.10- --violations`, trailing whitespace, end-of-file
+  newline, leftover conflict markers; and pylint 3.3.1 with the base's pylintrc on
+  touched files under transformer_engine/ (a PyPI base has no pylintrc: skipped, and
+  said so);
+* port patches (patches/port/<release>/) get the same lint and must apply on the port.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 import tempfile
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from .apply import make_fork, report_absent
-from .core import Series, SeriesError, final_postimages, progress, read_patch
+from .core import (
+    IDENTITY_RE,
+    PYPI_PREFIX,
+    Series,
+    SeriesError,
+    abort_am,
+    am,
+    check_pypi_blobs,
+    failure_detail,
+    init_git_base,
+    init_pypi_base,
+    load_series,
+    progress,
+    read_patch,
+    rel,
+    release_wheel,
+    report_absent,
+    trailers,
+)
 
 SUBJECT_RE = re.compile(r"^\[(PyTorch|JAX|Common|Core|Docs|QA|Build|CI)\]( \[[^\]]+\])* \S")
 BLACK_ARGS = ["--line-length=100", "--preview", "--enable-unstable-feature=string_processing"]
-BLACK_VERSION = "24.4.2"
-PYLINT_VERSION = "3.3.1"
+VERMIN_ARGS = ["-t=3.10-", "--violations"]
+TOOLS = {"black": "24.4.2", "pylint": "3.3.1", "vermin": "1.8.0"}
+# TE's pre-commit runs its whitespace fixers on files matching this (re.search).
+WHITESPACE_FILES = re.compile(r".*.(c|cc|cxx|cpp|cu|cuh|h|hpp|py)$")
+CONFLICT_RE = re.compile(r"^(<<<<<<< |=======$|>>>>>>> )", re.M)
+PR_HEADINGS = ["# Description", "Fixes #", "## Type of change", "## Changes", "# Checklist"]
 
 
 def lint(series: Series) -> list[str]:
     """Problems with the series' bookkeeping and commit messages."""
-    problems = []
-    listed = series.names()
-    present = sorted(p.name for p in series.dir.glob("*.patch"))
-    for name in listed:
-        if not (series.dir / name).is_file():
-            problems.append(f"series lists {name}, which does not exist")
-    for name in present:
-        if name not in listed:
-            problems.append(f"{name} is not listed in patches/series")
-    if len(set(listed)) != len(listed):
-        problems.append("series lists a patch more than once")
-    for name in listed:
+    problems = series.listing_problems()
+    problems += [f"{n} is not listed in {series.label}" for n in series.stray()]
+    listed = [e.name for e in series.entries() if e.name]
+    for name in dict.fromkeys(listed):
         path = series.dir / name
         if not path.is_file():
             continue
@@ -49,11 +69,13 @@ def lint(series: Series) -> list[str]:
                 f"{name}: subject {info.subject!r} lacks a [PyTorch]-style prefix "
                 "followed by an imperative summary"
             )
-        if not re.search(r"^Signed-off-by: .+ <.+@.+>$", info.body, re.M):
-            problems.append(f"{name}: no 'Signed-off-by: Name <email>' trailer (DCO)")
-        prose = [
-            l for l in info.body.splitlines() if l.strip() and not re.match(r"^[A-Za-z-]+: ", l)
-        ]
+        found = trailers(info.message, series.dir)
+        if not any(k == "Signed-off-by" and IDENTITY_RE.match(v) for k, v in found):
+            problems.append(
+                f"{name}: no 'Signed-off-by: Name <email>' trailer (DCO) at the end of the message"
+            )
+        trailer_lines = {f"{k}: {v}" for k, v in found}
+        prose = [l for l in info.body.splitlines() if l.strip() and l.strip() not in trailer_lines]
         if not prose:
             problems.append(f"{name}: the body is empty; argue the change")
         if not info.files:
@@ -61,47 +83,77 @@ def lint(series: Series) -> list[str]:
     return problems
 
 
-def _tool_version(module: str) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", module, "--version"], capture_output=True, text=True, check=False
-    )
-    return proc.stdout + proc.stderr
+def lint_groups(series: Series) -> list[str]:
+    """`# pr:` groups: each has patches/pr/<slug>.md with TE's PR template headings."""
+    groups, problems = series.groups()
+    pr_dir = series.dir / "pr"
+    for slug, _ in groups:
+        desc = pr_dir / f"{slug}.md"
+        if not desc.is_file():
+            problems.append(f"PR {slug!r} has no description {rel(desc, series.root)}")
+            continue
+        lines = desc.read_text().splitlines()
+        for heading in PR_HEADINGS:
+            if not any(l.startswith(heading) for l in lines):
+                problems.append(f"{rel(desc, series.root)} lacks TE's template line {heading!r}")
+    if groups and pr_dir.is_dir():
+        slugs = {slug for slug, _ in groups}
+        for desc in sorted(pr_dir.glob("*.md")):
+            if desc.stem not in slugs:
+                problems.append(f"{rel(desc, series.root)} belongs to no '# pr:' group")
+    return problems
+
+
+def need_tools() -> None:
+    for tool, want in TOOLS.items():
+        try:
+            have = version(tool)
+        except PackageNotFoundError:
+            have = None
+        if have != want:
+            raise SeriesError(
+                f"check needs {tool}=={want} (found {have or 'none'}): pip install -e '.[dev]'"
+            )
+
+
+def _run(tree: Path, tool: str, *args: str) -> subprocess.CompletedProcess:
+    """Run a dev tool of this Python (vermin has no `python -m vermin`)."""
+    entry = ["-c", "import sys; from vermin import main; sys.exit(main())"]
+    cmd = [sys.executable, *(entry if tool == "vermin" else ["-m", tool]), *args]
+    return subprocess.run(cmd, cwd=tree, capture_output=True, text=True, check=False)
 
 
 def style(tree: Path, files: list[str], *, pylintrc: Path | None) -> list[str]:
-    """Black and pylint findings for the touched files in an applied tree."""
+    """TE's pre-commit checks and pylint on the given files of an applied tree."""
     problems = []
-    py = [f for f in files if f.endswith(".py") and (tree / f).is_file()]
+    present = [f for f in files if (tree / f).is_file()]
+    for f in present:
+        data = (tree / f).read_bytes()
+        if b"\0" in data:
+            continue
+        text = data.decode(errors="replace")
+        if CONFLICT_RE.search(text):
+            problems.append(f"{f}: leftover conflict markers")
+        if not WHITESPACE_FILES.search(f):
+            continue
+        bad = [i for i, l in enumerate(text.split("\n"), 1) if l.rstrip("\r") != l.rstrip()]
+        if bad:
+            problems.append(f"{f}: trailing whitespace on line(s) {', '.join(map(str, bad[:10]))}")
+        if text and (not text.endswith("\n") or text.endswith("\n\n")):
+            problems.append(f"{f}: must end with exactly one newline")
+    py = [f for f in present if f.endswith(".py")]
     if not py:
         return problems
-    if BLACK_VERSION not in _tool_version("black"):
-        raise SeriesError(f"check needs black=={BLACK_VERSION}: pip install -e '.[dev]'")
-    progress(f"black --check on {len(py)} file(s)")
-    proc = subprocess.run(
-        [sys.executable, "-m", "black", "--check", "--diff", "-q", *BLACK_ARGS, *py],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = _run(tree, "black", "--check", "--diff", "-q", *BLACK_ARGS, *py)
     if proc.returncode != 0:
         problems.append("black would reformat:\n" + (proc.stdout + proc.stderr).strip())
-    te_py = [f for f in py if f.startswith("transformer_engine/")]
-    if pylintrc is None:
-        print("pylint: skipped, this base has no pylintrc (use --te-src for a git base)")
+    proc = _run(tree, "vermin", "--no-tips", *VERMIN_ARGS, *py)
+    if proc.returncode != 0:
+        problems.append("vermin (-t=3.10-):\n" + (proc.stdout + proc.stderr).strip())
+    te_py = [f for f in py if f.startswith(PYPI_PREFIX)]
+    if pylintrc is None or not te_py:
         return problems
-    if not te_py:
-        return problems
-    if PYLINT_VERSION not in _tool_version("pylint"):
-        raise SeriesError(f"check needs pylint=={PYLINT_VERSION}: pip install -e '.[dev]'")
-    progress(f"pylint ({pylintrc.name} of the base) on {len(te_py)} file(s)")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pylint", f"--rcfile={pylintrc}", "--score=n", *te_py],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = _run(tree, "pylint", f"--rcfile={pylintrc}", "--score=n", *te_py)
     if proc.returncode != 0:
         problems.append("pylint:\n" + (proc.stdout + proc.stderr).strip())
     return problems
@@ -111,68 +163,106 @@ def style(tree: Path, files: list[str], *, pylintrc: Path | None) -> list[str]:
 CPU_TESTS = ["tests/pytorch/test_fusible_ops.py", "-k", "TestExtraTensorChannels"]
 
 
-def each_patch_tests(tree: Path, n: int) -> list[str]:
-    """Run the CPU-runnable upstream tests after every patch (git base only).
+def cpu_tests(tree: Path) -> tuple[bool, str]:
+    """The CPU-runnable upstream tests on the tree's sources (installed extension reused)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "te_series.cpu_shim", *CPU_TESTS],
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    summary = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
+    return proc.returncode == 0, summary if proc.returncode == 0 else proc.stdout[-3000:]
 
-    The tree's Python sources shadow the installed package through PYTHONPATH; the
-    installed compiled extension of the same release is reused.
-    """
-    import os
 
-    from .core import git
-
+def try_each(
+    tree: Path,
+    series: Series,
+    *,
+    include: str | None,
+    pylintrc,
+    tests: bool = False,
+    run_style: bool = True,
+) -> list[str]:
+    """Apply each patch on the ones before it (skipping failures); check after each."""
     problems = []
-    head = git("rev-parse", "HEAD", cwd=tree).strip()
-    for i in range(n, 0, -1):
-        rev = f"{head}~{i - 1}"
-        git("checkout", "-q", rev, cwd=tree)
-        subject = git("log", "-1", "--format=%s", cwd=tree).strip()
-        progress(f"tests after patch {n - i + 1}/{n}: {subject}")
-        proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "te_series.cpu_shim", *CPU_TESTS],
-            cwd=tree,
-            env={**os.environ, "PYTHONPATH": str(tree)},
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        summary = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
-        print(f"  patch {n - i + 1}: {summary}")
+    names = series.names()
+    for i, name in enumerate(names, 1):
+        progress(f"[{i}/{len(names)}] {name}")
+        proc = am(tree, series.dir / name, include)
         if proc.returncode != 0:
-            problems.append(
-                f"upstream CPU tests fail after patch {n - i + 1} ({subject}):\n"
-                + proc.stdout[-3000:]
-            )
-    git("checkout", "-q", head, cwd=tree)
+            problems.append(failure_detail(tree, series.dir / name, include, proc).rstrip())
+            abort_am(tree)
+            continue
+        touched = [f.path for f in read_patch(series.dir / name).files if f.new_blob]
+        if run_style:
+            problems += [f"{name}: {p}" for p in style(tree, touched, pylintrc=pylintrc)]
+        if tests:
+            ok, out = cpu_tests(tree)
+            print(f"  after {name}: {out if ok else 'FAILED'}")
+            if not ok:
+                problems.append(f"{name}: upstream CPU tests fail after it:\n{out}")
     return problems
 
 
 def check(
     series: Series, *, te_src: Path | None, wheel: Path | None, tests: bool = False
 ) -> list[str]:
-    problems = lint(series)
-    if problems:
+    problems = lint(series) + lint_groups(series)
+    if series.listing_problems():
         return problems
+    need_tools()
     with tempfile.TemporaryDirectory(prefix="te-series-check-") as tmp:
         tree = Path(tmp) / "tree"
-        absent = make_fork(series, tree, te_src=te_src, wheel=wheel)
-        report_absent(absent)
-        touched = sorted(final_postimages([read_patch(p) for p in series.paths()]))
-        rc = tree / "pylintrc"
-        problems += style(tree, touched, pylintrc=rc if rc.is_file() else None)
-        if tests:
-            if te_src is None:
+        if te_src is not None:
+            init_git_base(tree, te_src, series.base_commit)
+            include = None
+        else:
+            if tests:
                 raise SeriesError("--tests needs a git base (--te-src): the wheel has no tests")
-            problems += each_patch_tests(tree, len(series.names()))
+            init_pypi_base(tree, wheel or release_wheel(series.release, series), series.release)
+            report_absent(check_pypi_blobs(tree, series))
+            include = PYPI_PREFIX + "*"
+        rc = tree / "pylintrc"
+        pylintrc = rc if rc.is_file() else None
+        if pylintrc is None:
+            print("pylint: skipped, this base has no pylintrc (use --te-src for a git base)")
+        problems += try_each(tree, series, include=include, pylintrc=pylintrc, tests=tests)
+    problems += check_ports(series)
+    return problems
+
+
+def check_ports(series: Series) -> list[str]:
+    """Lint the port patches of each release that has some, and apply them on the port."""
+    from .port import port_tree
+
+    problems = []
+    port_root = series.dir / "port"
+    for d in sorted(p for p in port_root.glob("*") if (p / "series").is_file()):
+        ps = series.port_series(d.name)
+        found = lint(ps)
+        problems += [f"port {d.name}: {p}" for p in found]
+        if ps.listing_problems():
+            continue
+        with tempfile.TemporaryDirectory(prefix="te-series-check-port-") as tmp:
+            try:
+                tree = port_tree(series, d.name, Path(tmp) / "tree", port_patches=False)
+            except SeriesError as e:
+                problems.append(f"port {d.name}: {e}")
+                continue
+            found = try_each(tree, ps, include=None, pylintrc=None)
+            problems += [f"port {d.name}: {p}" for p in found]
     return problems
 
 
 def run(args) -> int:
-    series = Series(args.root / "patches")
+    series = load_series(args.root)
     problems = check(series, te_src=args.te_src, wheel=args.wheel, tests=args.tests)
     for p in problems:
         print(f"! {p}")
-    n = len(series.names())
+    n = len([e for e in series.entries() if e.name])
     if problems:
         print(f"check: {len(problems)} problem(s) in a series of {n}")
         return 1

@@ -1,4 +1,4 @@
-"""Command line: one verb per job."""
+"""te-series: keep a patch series against Transformer Engine. One verb per job."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import importlib
 import sys
 from pathlib import Path
 
-from .core import SeriesError, project_root
+from .core import SeriesError, describe_tree, project_root, work_trees
 
 
 def _path(s: str) -> Path:
+    """A path argument, read from the caller's directory."""
     return Path(s).resolve()
 
 
@@ -18,17 +19,28 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="te-series", description=__doc__)
     sub = p.add_subparsers(dest="verb", required=True)
 
-    def base_opts(sp):
+    def base_opts(sp, wheel=True):
         sp.add_argument("--te-src", type=_path, help="git base: a TE checkout with the base commit")
-        sp.add_argument("--wheel", type=_path, help="PyPI base: use this transformer_engine wheel")
+        if wheel:
+            sp.add_argument("--wheel", type=_path, help="PyPI base: this transformer_engine wheel")
 
     sp = sub.add_parser("apply", help="make fork/ from a base and git am -3 the series")
     base_opts(sp)
-    sp.add_argument("--force", action="store_true", help="replace an existing fork/")
+    sp.add_argument("--force", action="store_true", help="replace fork/ (its work is backed up)")
+    sp.add_argument(
+        "--continue", dest="continue_", action="store_true", help="go on after a stopped patch"
+    )
+    sp.add_argument("--skip", action="store_true", help="with --continue: skip the stopped patch")
+    sp.add_argument("--port", metavar="R", help="with --continue: the port tree of release R")
 
-    sub.add_parser("export", help="write fork/ base..HEAD back to patches/ (stable)")
+    sp = sub.add_parser("export", help="write fork/ base..HEAD back to patches/ (stable, safe)")
+    sp.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
+    sp.add_argument(
+        "--drop", action="append", metavar="NAME", help="let export remove this patch (repeat)"
+    )
+    sp.add_argument("--port", metavar="R", help="export fork-port/R into patches/port/R/")
 
-    sp = sub.add_parser("check", help="lint, apply to a throw-away base, black and pylint")
+    sp = sub.add_parser("check", help="lint, apply each patch, TE's pre-commit checks and pylint")
     base_opts(sp)
     sp.add_argument(
         "--tests", action="store_true", help="git base: run the CPU upstream tests after each patch"
@@ -44,7 +56,29 @@ def parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("port", help="3-way merge the series onto a newer PyPI release")
     sp.add_argument("--release", help="target release (default: base.toml's port targets)")
-    sp.add_argument("--out", help="write the ported patches under OUT/<release>/")
+    sp.add_argument("--out", type=_path, help="write the ported patches under OUT/<release>/")
+    sp.add_argument("--edit", action="store_true", help="leave the port in fork-port/<release>/")
+    sp.add_argument("--force", action="store_true", help="with --edit: replace fork-port/<R>/")
+
+    sp = sub.add_parser("rebase", help="move the series onto another upstream commit")
+    sp.add_argument("--onto", metavar="COMMIT", help="the new base (in fork/ or --te-src)")
+    base_opts(sp, wheel=False)
+    sp.add_argument("--continue", dest="continue_", action="store_true")
+    sp.add_argument("--abort", action="store_true")
+    sp.add_argument("--drop", action="append", metavar="NAME", help="as for export")
+
+    sp = sub.add_parser("range-diff", help="compare the series with an earlier version")
+    sp.add_argument("rev", help="git revision of this repository (e.g. HEAD~3, v1)")
+    sp.add_argument("rev2", nargs="?", help="compare with this revision instead of patches/")
+    base_opts(sp)
+    sp.add_argument("--out", type=_path, help="write the range-diff here")
+
+    sp = sub.add_parser("pr", help="stacked PR branches, re-signed by you, with descriptions")
+    base_opts(sp, wheel=False)
+    sp.add_argument("--out", type=_path, help="output folder (default: pr-out/)")
+    sp.add_argument("--identity", help='"Name <email>" (default: git config of this checkout)')
+
+    sub.add_parser("status", help="where fork/ and the port trees stand")
 
     sp = sub.add_parser("test", help="tool tests and CPU acceptance suite (pytest)")
     sp.add_argument("--release", help="test the build of this release (default: the base's)")
@@ -65,12 +99,24 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    root = None
     try:
-        args.root = project_root()
-        module = importlib.import_module(f"te_series.{args.verb}")
+        root = args.root = project_root()
+        module = importlib.import_module(f"te_series.{args.verb.replace('-', '_')}")
         return module.run(args)
     except SeriesError as e:
         print(f"te-series {args.verb}: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        print(f"te-series {args.verb}: error: {e}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
+        print(f"\nte-series {args.verb}: interrupted (Ctrl-C).", file=sys.stderr)
+        if root is not None:
+            try:
+                states = [describe_tree(t, root) for t in work_trees(root)]
+            except (SeriesError, KeyboardInterrupt):
+                states = ["(could not read the work trees; run te-series status)"]
+            print("\n".join(states or ["no fork/ exists."]), file=sys.stderr)
+            print("patches/ is written all at once or not at all.", file=sys.stderr)
         return 130

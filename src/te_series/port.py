@@ -5,93 +5,143 @@ The series' pre-image blobs exist only on its own base, so the merge needs that 
 1. commit A: the pinned release's transformer_engine/ (its files match the base commit);
    apply the series on it with `git am -3` (branch `series`);
 2. commit B: the target release's transformer_engine/, on top of A;
-3. `git rebase --onto B A series`: git's 3-way merge of each patch onto the target.
+3. `git rebase --onto B A series`: git's 3-way merge of each patch onto the target;
+4. port patches, `patches/port/<release>/series` and its patch files (against the
+   release's transformer_engine/ files), `git am -3` on top: changes a merge cannot
+   express.
 
-A conflict stops the port and names the patch and the conflicting files; the temporary
-repository is discarded, so nothing is left half-applied. `--out DIR` writes the ported
-series as patches that apply to the target release's files.
+A merge conflict stops the port and names the patch and the conflicting files; the
+temporary repository is discarded. `--out DIR` writes the ported series (port patches
+included) as patches for the target release's files. `--edit` leaves the port as a git
+repository in fork-port/<release>/ (branch `series`) for editing the port patches;
+`te-series export --port <release>` writes them back.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import tempfile
-import zipfile
 from pathlib import Path
 
-from .apply import PYPI_PREFIX, am_series, check_pypi_blobs, init_pypi_base, release_wheel
-from .core import BOT, Series, SeriesError, git, progress
+from .core import (
+    PYPI_PREFIX,
+    PatchFailed,
+    Series,
+    SeriesError,
+    State,
+    apply_patches,
+    build_aside,
+    check_pypi_blobs,
+    extract_package,
+    format_patch,
+    git,
+    git_run,
+    init_pypi_base,
+    load_series,
+    progress,
+    read_state,
+    rel,
+    release_wheel,
+    write_state,
+)
 
 
-def port_tree(series: Series, release: str, dest: Path) -> Path:
+def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = True) -> Path:
     """Make dest a git repo whose HEAD is the series ported onto `release`.
 
-    Returns dest. The base commit of the port is recorded as `te-series.port-base`.
+    The state records the top of the ported series as the base of the port patches, and
+    the target release's own commit as `target`. Returns dest.
     """
     base_release = series.release
-    init_pypi_base(dest, release_wheel(base_release), base_release)
+    base = init_pypi_base(dest, release_wheel(base_release, series), base_release)
+    names = series.names()
+    state = State("pypi", base, rel(series.dir, series.root), names, release=base_release)
+    write_state(dest, state)
     check_pypi_blobs(dest, series)
-    am_series(dest, series, include=PYPI_PREFIX + "*")
-    base = git("config", "te-series.base", cwd=dest).strip()
+    apply_patches(dest, series, state, include=PYPI_PREFIX + "*")
 
     progress(f"importing transformer_engine {release} as the port target")
     git("checkout", "-q", "-b", "target", base, cwd=dest)
     shutil.rmtree(dest / "transformer_engine")
-    with zipfile.ZipFile(release_wheel(release)) as zf:
-        for name in zf.namelist():
-            if name.startswith(PYPI_PREFIX) and not name.endswith("/"):
-                zf.extract(name, dest)
+    extract_package(release_wheel(release, series), dest)
     git("add", "-A", cwd=dest)
     git("commit", "-q", "--allow-empty", "-m", f"transformer_engine {release} from PyPI", cwd=dest)
     target = git("rev-parse", "HEAD", cwd=dest).strip()
 
-    progress(f"3-way merge of {len(series.names())} patch(es) onto {release}")
-    proc = subprocess.run(
-        ["git", "rebase", "--onto", target, base, "series"],
-        cwd=dest,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **BOT},
-        check=False,
-    )
+    progress(f"3-way merge of {len(names)} patch(es) onto {release}")
+    proc = git_run("rebase", "--onto", target, base, "series", cwd=dest)
     if proc.returncode != 0:
-        files = git("diff", "--name-only", "--diff-filter=U", cwd=dest).split()
-        subject = git("log", "-1", "--format=%s", "REBASE_HEAD", cwd=dest, check=False).strip()
-        subprocess.run(["git", "rebase", "--abort"], cwd=dest, capture_output=True, check=False)
+        files = git_run("diff", "--name-only", "--diff-filter=U", cwd=dest).stdout.split()
+        subject = git_run("log", "-1", "--format=%s", "REBASE_HEAD", cwd=dest).stdout.strip()
+        git_run("rebase", "--abort", cwd=dest)
         raise SeriesError(
             f"porting to {release}: patch {subject!r} conflicts in "
             f"{', '.join(files) or '(no file; see git output)'}\n"
             f"{proc.stdout.strip()[-1500:]}\n"
-            "Nothing was installed. Resolve it in a git base fork/ rebased onto a TE "
-            "version with that release's code, or adapt the patch so it merges."
+            "Nothing was installed. Add a port patch that the merge can apply, or adapt the "
+            "patch so it merges (see README, Port patches)."
         )
-    git("config", "te-series.port-base", target, cwd=dest)
+    top = git("rev-parse", "HEAD", cwd=dest).strip()
+    ps = series.port_series(release)
+    port_names = ps.names() if ps.series_file.exists() else []
+    state = State("port", top, rel(ps.dir, series.root), port_names, release=release, target=target)
+    write_state(dest, state)
+    if port_patches and port_names:
+        progress(f"{len(port_names)} port patch(es) for {release}")
+        apply_patches(dest, ps, state)
     return dest
 
 
+def targets(series: Series, release: str | None) -> list[str]:
+    return [release] if release else series.port_targets
+
+
 def run(args) -> int:
-    series = Series(args.root / "patches")
-    targets = [args.release] if args.release else series.base()["port"]["targets"]
-    for release in targets:
+    root = args.root
+    series = load_series(root)
+    series.names()
+    if args.edit:
+        releases = targets(series, args.release)
+        if len(releases) != 1:
+            raise SeriesError(f"--edit needs one release: --release one of {', '.join(releases)}")
+        (release,) = releases
+        tree = root / "fork-port" / release
+        try:
+            kept = build_aside(
+                tree, root, lambda d: port_tree(series, release, d), force=args.force
+            )
+        except PatchFailed as err:
+            from .apply import stopped_message
+
+            new = tree.with_name(tree.name + ".new")
+            at = new if new.exists() else tree
+            raise SeriesError(stopped_message(at, root, err, at == new)) from None
+        for line in kept:
+            print(f"kept: {line}")
+        state = read_state(tree)
+        print(
+            f"{rel(tree, root)}/: {release} port on branch series, {len(state.patches)} port "
+            f"patch(es) after {state.base[:12]}; commit there, then te-series export --port "
+            f"{release}"
+        )
+        return 0
+    for release in targets(series, args.release):
         with tempfile.TemporaryDirectory(prefix="te-series-port-") as tmp:
-            tree = port_tree(series, release, Path(tmp) / "tree")
+            try:
+                tree = port_tree(series, release, Path(tmp) / "tree")
+            except PatchFailed as err:
+                raise SeriesError(
+                    f"porting to {release}: {err}Edit the port patches with te-series port "
+                    f"--release {release} --edit."
+                ) from None
+            state = read_state(tree)
             if args.out:
                 out = Path(args.out) / release
                 out.mkdir(parents=True, exist_ok=True)
-                target = git("config", "te-series.port-base", cwd=tree).strip()
-                git(
-                    "format-patch",
-                    "--zero-commit",
-                    "--no-signature",
-                    "--full-index",
-                    "-q",
-                    "-o",
-                    str(out),
-                    f"{target}..series",
-                    cwd=tree,
-                )
+                format_patch(tree, f"{state.target}..HEAD", out)
                 print(f"ported patches for {release} in {out}")
-        print(f"port to {release}: ok, {len(series.names())} patch(es) merged")
+        print(
+            f"port to {release}: ok, {len(series.names())} patch(es) merged, "
+            f"{len(state.patches)} port patch(es)"
+        )
     return 0

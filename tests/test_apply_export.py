@@ -1,0 +1,441 @@
+"""apply and export: stable round trips, and the guards that keep the series and fork/ work."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+
+import pytest
+
+from te_series import core
+from te_series import export as export_mod
+from te_series.core import Series, SeriesError, blob_id, make_tree, read_patch, read_state
+from conftest import (
+    CONFLICTING,
+    FUSER,
+    GOOD_CHANGE,
+    GOOD_MSG,
+    commit,
+    make_series,
+    move_upstream,
+    msg,
+    patch_bytes,
+    save,
+    sh,
+    te,
+)
+
+
+def test_export_roundtrip_is_byte_identical(project, upstream):
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    (name,) = series.names()
+    first = (series.dir / name).read_bytes()
+    assert b"From 0000000000000000000000000000000000000000" in first
+    assert b"Subject: [PATCH] [PyTorch] Make route return a list" in first
+    export_mod.export(project / "fork", series)
+    assert (series.dir / name).read_bytes() == first
+    shutil.rmtree(project / "fork")
+    make_tree(series, project / "fork", te_src=upstream)
+    export_mod.export(project / "fork", series)
+    assert (series.dir / name).read_bytes() == first
+    assert series.names() == [name]
+    info = read_patch(series.dir / name)
+    fuser = next(f for f in info.files if f.path == "transformer_engine/pytorch/fuser.py")
+    assert fuser.old_blob == blob_id(FUSER.encode())
+
+
+def test_user_format_config_does_not_change_export(project, upstream, isolated):
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    before = patch_bytes(series)
+    isolated.write_text(
+        "[diff]\n\tnoprefix = true\n\tstatGraphWidth = 5\n[format]\n\tsignature = me\n"
+        "\tnumbered = true\n\tuseAutoBase = true\n"
+    )
+    export_mod.export(project / "fork", series)
+    assert patch_bytes(series) == before
+
+
+def test_failed_apply_names_patch_file_hunk_and_git_message(three, project, upstream, capsys):
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    name = three.names()[1]
+    assert f"patch {name} does not apply" in out
+    assert "file transformer_engine/pytorch/fuser.py, hunk at line 3 @@ -3,4 +3,4 @@" in out
+    assert "Patch failed at" in out  # git's own words, not only CONFLICT lines
+    assert "fork/ holds patches 1-1 of 3" in out
+    assert "te-series apply --continue" in out
+    state = read_state(project / "fork")
+    assert (state.applied, state.failed) == (1, name)
+
+
+def test_failed_apply_then_advice_then_export_refuses_and_names_drops(
+    three, project, upstream, capsys
+):
+    before = patch_bytes(three)
+    names = three.names()
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    fork = project / "fork"
+    # While git am is stopped, export says so.
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "git am in progress" in out
+    # The v1 advice: abort, fix the change by hand, commit, export.
+    sh("git", "am", "--abort", cwd=fork)
+    commit(fork, GOOD_CHANGE, GOOD_MSG)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "holds only 1 of the 3 patches" in out
+    assert f"would drop {names[1]}, {names[2]}" in out
+    assert patch_bytes(three) == before
+    assert three.names() == names
+
+
+def test_resume_after_fixed_patch_then_export_rewrites_only_it(three, project, upstream, capsys):
+    before = patch_bytes(three)
+    names = three.names()
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    fork = project / "fork"
+    # Resolve the stopped am: take the patch's side, then continue.
+    (fork / "transformer_engine/pytorch/fuser.py").write_text(GOOD_CHANGE[list(GOOD_CHANGE)[0]])
+    sh("git", "add", "-A", cwd=fork)
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 0, out
+    assert read_state(fork).complete
+    assert te("export")[0] == 0
+    after = patch_bytes(three)
+    assert after[names[0]] == before[names[0]]
+    assert after[names[2]] == before[names[2]]
+    assert after[names[1]] != before[names[1]]  # its pre-image blob is the new base's
+    assert three.names() == names
+
+
+def test_resume_after_user_commits_the_fixed_change(three, project, upstream):
+    names = three.names()
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    fork = project / "fork"
+    sh("git", "am", "--abort", cwd=fork)
+    commit(fork, GOOD_CHANGE, GOOD_MSG)
+    assert te("apply", "--continue")[0] == 0
+    assert te("export")[0] == 0
+    assert three.names() == names
+
+
+def test_interrupted_apply_says_where_and_export_refuses(
+    three, project, upstream, capsys, monkeypatch
+):
+    before = patch_bytes(three)
+    shutil.rmtree(project / "fork")
+    real_am, calls = core.am, []
+
+    def am(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_am(*a, **k)
+
+    monkeypatch.setattr(core, "am", am)
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 130
+    assert "interrupted" in out and "fork/: 1 of 3 patch(es)" in out
+    assert "te-series apply --continue" in out
+    monkeypatch.setattr(core, "am", real_am)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "holds only 1 of the 3 patches" in out
+    assert patch_bytes(three) == before
+    assert te("apply", "--continue")[0] == 0
+    assert te("export")[0] == 0
+    assert patch_bytes(three) == before
+
+
+def test_series_missing_patch_is_refused_before_apply(three, project, upstream, capsys):
+    shutil.rmtree(project / "fork")
+    lines = three.series_file.read_text().splitlines()
+    lines.insert(2, "0042-missing.patch")
+    three.series_file.write_text("\n".join(lines) + "\n")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert "patches/series line 3 names 0042-missing.patch, which does not exist" in out
+    assert "Traceback" not in out
+    assert not (project / "fork").exists() and not (project / "fork.new").exists()
+
+
+def test_series_duplicate_line_is_named_with_lines(three, project, upstream, capsys):
+    shutil.rmtree(project / "fork")
+    names = three.names()
+    three.series_file.write_text("\n".join(["# order", *names, names[0]]) + "\n")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert f"lists {names[0]} twice (lines 2 and 5)" in out
+    assert not (project / "fork").exists()
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        (None, "patches/base.toml not found"),
+        ("[upstream\ncommit = 1\n", "patches/base.toml is not valid TOML"),
+        ('[pypi]\nrelease = "9.9.9"\n', "patches/base.toml lacks `commit` in [upstream]"),
+    ],
+)
+def test_corrupt_base_toml_is_a_clear_error(project, upstream, capsys, text, says):
+    toml = project / "patches" / "base.toml"
+    if text is None:
+        toml.unlink()
+    else:
+        toml.write_text(text)
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert says in out
+    assert "Traceback" not in out
+
+
+def test_force_keeps_unexported_commit_and_untracked_file(three, project, upstream, capsys):
+    fork = project / "fork"
+    wip = commit(fork, {"tests/wip.py": "WIP = 1\n"}, msg("Work in progress"))
+    (fork / "notes.txt").write_text("my notes\n")
+    (fork / "tests/test_fuser.py").write_text("edited = 1\n")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    assert ".te-series-backup/" in out
+    (backup,) = (project / ".te-series-backup").iterdir()
+    assert (backup / "fork.untracked" / "notes.txt").read_text() == "my notes\n"
+    bundle = backup / "fork.bundle"
+    assert f"git -C fork fetch ../.te-series-backup/{backup.name}/fork.bundle" in out
+    sh("git", "fetch", "-q", str(bundle), "refs/*:refs/backup/*", cwd=fork)
+    assert sh("git", "log", "-1", "--format=%s", wip, cwd=fork).strip().endswith("in progress")
+    edit = sh("git", "show", "refs/backup/te-series-backup/worktree:tests/test_fuser.py", cwd=fork)
+    assert edit == "edited = 1\n"
+    assert read_state(fork).complete
+
+
+def test_failed_force_apply_leaves_old_fork(three, project, upstream, capsys):
+    fork = project / "fork"
+    wip = commit(fork, {"tests/wip.py": "WIP = 1\n"}, msg("Work in progress"))
+    move_upstream(project, upstream, CONFLICTING)
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert "Your old fork/ is untouched; the new tree waits in fork.new/" in out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == wip
+    assert read_state(project / "fork.new").applied == 1
+
+
+def test_export_refuses_mid_rebase_naming_it_not_head(three, project, capsys):
+    fork = project / "fork"
+    sh(
+        "git", "rebase", "-q", "-i", "HEAD~2", cwd=fork,
+        env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"},
+    )  # fmt: skip
+    assert sh("git", "rev-parse", "--abbrev-ref", "HEAD", cwd=fork).strip() == "HEAD"
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "has a git rebase in progress" in out
+    assert "'HEAD'" not in out
+
+
+def test_export_refuses_uncommitted_patch_edits(three, project, capsys):
+    name = three.names()[0]
+    path = three.dir / name
+    path.write_text(path.read_text().replace("Because it helps.", "Because it helps a lot."))
+    edited = path.read_bytes()
+    reword(project / "fork", "HEAD~3", "s/helps/really.helps/")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2, out
+    assert "uncommitted edits" in out and name in out
+    assert path.read_bytes() == edited
+
+
+def reword(fork, upto: str, sed: str) -> None:
+    """Reword the first commit after `upto` with a sed expression."""
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/reword/", "GIT_EDITOR": f"sed -i {sed}"}
+    sh("git", "rebase", "-q", "-i", upto, cwd=fork, env=env)
+
+
+def test_export_refuses_untracked_files_in_fork(three, project, capsys):
+    (project / "fork" / "tests" / "new_test.py").write_text("x = 1\n")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "untracked files" in out and "tests/new_test.py" in out
+
+
+def test_export_refuses_uncommitted_fork_edits(three, project, capsys):
+    (project / "fork" / "tests" / "test_fuser.py").write_text("edited = 1\n")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "uncommitted edits" in out
+
+
+def test_export_refuses_other_branch(three, project, capsys):
+    sh("git", "checkout", "-q", "-b", "elsewhere", cwd=project / "fork")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "not on 'series'" in out
+
+
+def test_export_dry_run_writes_nothing(three, project, capsys):
+    before = patch_bytes(three)
+    series_text = three.series_file.read_text()
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0
+    assert "would add 0003-PyTorch-Test-more-things.patch" in out
+    assert f"would remove {three.names()[2]}" in out
+    assert "would rewrite patches/series" in out
+    assert patch_bytes(three) == before
+    assert three.series_file.read_text() == series_text
+
+
+def test_export_drop_must_be_explicit(three, project, capsys):
+    names = three.names()
+    sh("git", "reset", "-q", "--hard", "HEAD~1", cwd=project / "fork")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert f"would drop {names[2]}" in out and f"--drop {names[2]}" in out
+    assert (three.dir / names[2]).exists()
+    rc, out = te("export", "--drop", "nope.patch", capsys=capsys)
+    assert rc == 2 and "not in patches/series" in out
+    rc, out = te("export", "--drop", names[1], capsys=capsys)
+    assert rc == 2 and "still holds it" in out
+    assert te("export", "--drop", names[2])[0] == 0
+    assert three.names() == names[:2]
+    assert not (three.dir / names[2]).exists()
+
+
+def test_export_keeps_comments_and_groups(project, upstream):
+    series = make_series(
+        project,
+        upstream,
+        [({f"tests/t{i}.py": f"T = {i}\n"}, msg(f"Add test {i}")) for i in range(1, 5)],
+    )
+    n = series.names()
+    series.series_file.write_text(
+        f"# Patches in order.\n\n# pr: first\n{n[0]}\n  # indented note\n{n[1]}\n\n"
+        f"# pr: second\n{n[2]}\n{n[3]}\n# end\n"
+    )
+    save(project)
+    fork = project / "fork"
+    # Reword patch 1, add a commit after patch 2, drop patch 4.
+    sh(
+        "git", "rebase", "-q", "-i", "HEAD~4", cwd=fork,
+        env={
+            "GIT_SEQUENCE_EDITOR": "sed -i -e 1s/^pick/reword/ -e 4s/^pick/drop/",
+            "GIT_EDITOR": "sed -i 1s/Add.test.1/Add.first.test/",
+        },
+    )  # fmt: skip
+    sh(
+        "git",
+        "rebase",
+        "-q",
+        "-i",
+        "HEAD~2",
+        cwd=fork,
+        env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"},
+    )
+    commit(fork, {"tests/t_new.py": "NEW = 1\n"}, msg("Add new test"))
+    sh("git", "rebase", "--continue", cwd=fork)
+    assert te("export", "--drop", n[3])[0] == 0
+    assert series.series_file.read_text() == (
+        "# Patches in order.\n\n# pr: first\n0001-PyTorch-Add.first.test.patch\n"
+        f"  # indented note\n{n[1]}\n0003-PyTorch-Add-new-test.patch\n\n"
+        "# pr: second\n0004-PyTorch-Add-test-3.patch\n# end\n"
+    )
+    assert sorted(p.name for p in series.dir.glob("*.patch")) == sorted(series.names())
+
+
+def test_gpgsign_user_config_does_not_break_apply(three, project, upstream, isolated):
+    isolated.write_text("[commit]\n\tgpgsign = true\n[gpg]\n\tprogram = false\n")
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 0
+    assert read_state(project / "fork").complete
+
+
+def test_export_refuses_hand_rebase_onto_upstream(three, project, upstream, capsys):
+    before = patch_bytes(three)
+    fork = project / "fork"
+    commit(upstream, {"README": "upstream news\n"}, "Upstream news")
+    base = read_state(fork).base
+    sh("git", "fetch", "-q", "origin", cwd=fork)
+    sh("git", "rebase", "-q", "--onto", "origin/main", base, "series", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "1 upstream commit(s)" in out and "Upstream news" in out
+    assert "te-series rebase --onto" in out
+    assert patch_bytes(three) == before
+
+
+def test_export_refuses_when_base_toml_moved(three, project, upstream, capsys):
+    move_upstream(project, upstream, {"README": "news\n"})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "but patches/base.toml says" in out
+
+
+def test_export_refuses_merge_commits(three, project, capsys):
+    fork = project / "fork"
+    sh("git", "checkout", "-q", "-b", "side", "HEAD~1", cwd=fork)
+    commit(fork, {"tests/side.py": "S = 1\n"}, msg("Side"))
+    sh("git", "checkout", "-q", "series", cwd=fork)
+    sh("git", "merge", "-q", "--no-edit", "side", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "merge commit" in out
+
+
+def test_ctrl_c_during_export_writes_waits_for_the_writes(three, project, monkeypatch):
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=fork)
+    real = export_mod.write_atomic
+
+    def write_then_interrupt(path, data):
+        real(path, data)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(export_mod, "write_atomic", write_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        export_mod.export(fork, three)
+    names = three.names()
+    assert names[-1] == "0003-PyTorch-Test-more-things.patch"
+    assert sorted(p.name for p in three.dir.glob("*.patch")) == sorted(names)
+    assert read_state(fork).patches == names
+
+
+def test_apply_refuses_existing_fork(three, project, upstream, capsys):
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "fork/ exists" in out
+
+
+def test_skip_then_export_needs_drop(three, project, upstream, capsys):
+    names = three.names()
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    assert te("apply", "--continue", "--skip")[0] == 0
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"would drop {names[1]}" in out
+    assert te("export", "--drop", names[1])[0] == 0
+    assert len(three.names()) == 2
+
+
+@pytest.mark.parametrize("kind", ["missing", "not-zip", "no-package"])
+def test_bad_wheel_is_a_clear_error(project, tmp_path, capsys, kind):
+    wheel = tmp_path / "w.whl"
+    if kind == "not-zip":
+        wheel.write_text("not a zip")
+    elif kind == "no-package":
+        import zipfile
+
+        with zipfile.ZipFile(wheel, "w") as zf:
+            zf.writestr("other/x.py", "x = 1\n")
+    rc, out = te("apply", "--wheel", str(wheel), capsys=capsys)
+    assert rc == 2 and "Traceback" not in out
+    says = {
+        "missing": "does not exist",
+        "not-zip": "not a zip",
+        "no-package": "no transformer_engine/",
+    }
+    assert says[kind] in out
+    assert not (project / "fork").exists() and not (project / "fork.new").exists()
