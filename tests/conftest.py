@@ -19,6 +19,7 @@ ME = {
     "GIT_COMMITTER_NAME": "Dev",
     "GIT_COMMITTER_EMAIL": "dev@example.com",
 }
+ROOT_DIR = Path(__file__).resolve().parents[1]
 PLACEHOLDER = "Project maintainers <maintainers@example.invalid>"
 
 FUSER = '''"""Toy fuser."""

@@ -10,7 +10,7 @@ import pytest
 
 from te_series import core
 from te_series import export as export_mod
-from te_series.core import Series, SeriesError, blob_id, make_tree, read_patch, read_state
+from te_series.core import blob_id, make_tree, read_patch, read_state
 from conftest import (
     CONFLICTING,
     FUSER,

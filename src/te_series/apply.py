@@ -27,7 +27,6 @@ from .core import (
     build_aside,
     commits,
     describe_tree,
-    git,
     git_run,
     in_progress,
     load_series,
@@ -83,7 +82,7 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
         )
     if state.complete:
         raise SeriesError(f"{rel(tree, root)}/ already holds the whole series; nothing to continue")
-    series = Series(root / state.patches_dir, root, root / "patches" / "base.toml")
+    series = Series(root / state.patches_dir, root, root / "patches" / "base.toml", optional=True)
     name = state.patches[state.applied]
     include = PYPI_PREFIX + "*" if state.kind == "pypi" else None
     busy = in_progress(tree)

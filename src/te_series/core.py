@@ -252,8 +252,15 @@ class Series:
     apply order. base.toml (always the main one) says where it applies.
     """
 
-    def __init__(self, dir: Path, root: Path | None = None, base_file: Path | None = None):
+    def __init__(
+        self,
+        dir: Path,
+        root: Path | None = None,
+        base_file: Path | None = None,
+        optional: bool = False,
+    ):
         self.dir = Path(dir)
+        self.optional = optional  # a missing series file is an empty series (ports)
         self.root = Path(root) if root else self.dir.parent
         self.base_file = Path(base_file) if base_file else self.dir / "base.toml"
 
@@ -267,6 +274,8 @@ class Series:
 
     def entries(self) -> list[Entry]:
         if not self.series_file.is_file():
+            if self.optional:
+                return []
             raise SeriesError(f"{self.label} not found; restore it (git checkout -- {self.label})")
         out = []
         for i, text in enumerate(self.series_file.read_text().splitlines(), 1):
@@ -380,7 +389,7 @@ class Series:
 
     def port_series(self, release: str) -> Series:
         """The port patches for a release (patches/port/<release>/), maybe empty."""
-        return Series(self.dir / "port" / release, self.root, self.base_file)
+        return Series(self.dir / "port" / release, self.root, self.base_file, optional=True)
 
 
 def load_series(root: Path | None = None) -> Series:

@@ -53,6 +53,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     the target release's own commit as `target`. Returns dest.
     """
     base_release = series.release
+    target_wheel = release_wheel(release, series)  # an unknown release fails here, first
     base = init_pypi_base(dest, release_wheel(base_release, series), base_release)
     names = series.names()
     state = State("pypi", base, rel(series.dir, series.root), names, release=base_release)
@@ -63,7 +64,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     progress(f"importing transformer_engine {release} as the port target")
     git("checkout", "-q", "-b", "target", base, cwd=dest)
     shutil.rmtree(dest / "transformer_engine")
-    extract_package(release_wheel(release, series), dest)
+    extract_package(target_wheel, dest)
     git("add", "-A", cwd=dest)
     git("commit", "-q", "--allow-empty", "-m", f"transformer_engine {release} from PyPI", cwd=dest)
     target = git("rev-parse", "HEAD", cwd=dest).strip()
@@ -83,7 +84,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
         )
     top = git("rev-parse", "HEAD", cwd=dest).strip()
     ps = series.port_series(release)
-    port_names = ps.names() if ps.series_file.exists() else []
+    port_names = ps.names()
     state = State("port", top, rel(ps.dir, series.root), port_names, release=release, target=target)
     write_state(dest, state)
     if port_patches and port_names:

@@ -1,0 +1,260 @@
+"""check (lint, every failing patch, TE's checks after each patch), PyPI bases and ports."""
+
+from __future__ import annotations
+
+import pytest
+
+from te_series import check as check_mod
+from te_series import port as port_mod
+from te_series.core import SeriesError, blob_id, make_tree, read_state
+from conftest import (
+    CONFLICTING,
+    FUSER,
+    GOOD_CHANGE,
+    GOOD_MSG,
+    PLACEHOLDER,
+    commit,
+    make_series,
+    make_wheel,
+    move_upstream,
+    msg,
+    save,
+    sh,
+    te,
+)
+
+
+def test_lint_reports_each_problem(project, upstream):
+    bad_subject = f"Make route return a list\n\nBecause.\n\nSigned-off-by: {PLACEHOLDER}"
+    no_signoff = "[PyTorch] Make route return a list\n\nBecause."
+    no_body = f"[PyTorch] Make route return a list\n\nSigned-off-by: {PLACEHOLDER}"
+    mid_body = (
+        "[PyTorch] Make route return a set\n\nBecause.\n"
+        f"Signed-off-by: {PLACEHOLDER}\n\nMore prose after it, in its own paragraph.\n"
+    )
+    series = make_series(
+        project,
+        upstream,
+        [
+            ({"tests/a.py": "a = 1\n"}, bad_subject),
+            ({"tests/b.py": "b = 1\n"}, no_signoff),
+            ({"tests/c.py": "c = 1\n"}, no_body),
+            ({"tests/d.py": "d = 1\n"}, mid_body),
+        ],
+    )
+    names = series.names()
+    (series.dir / "9999-stray.patch").write_text("stray")
+    series.series_file.write_text("\n".join(names + ["0042-missing.patch", names[0]]) + "\n")
+    problems = "\n".join(check_mod.lint(series))
+    assert f"{names[0]}: subject" in problems
+    assert f"{names[1]}: no 'Signed-off-by" in problems
+    assert f"{names[2]}: the body is empty" in problems
+    # A sign-off in the middle of the body is no trailer.
+    assert f"{names[3]}: no 'Signed-off-by" in problems
+    assert "9999-stray.patch is not listed" in problems
+    assert "line 5 names 0042-missing.patch, which does not exist" in problems
+    assert f"lists {names[0]} twice (lines 1 and 6)" in problems
+
+
+def test_check_green_on_empty_series(project, upstream):
+    series = project / "patches"
+    from te_series.core import Series
+
+    assert check_mod.check(Series(series, project), te_src=upstream, wheel=None) == []
+
+
+def test_check_green_on_one_patch_series(project, upstream):
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    assert check_mod.check(series, te_src=upstream, wheel=None) == []
+
+
+def test_check_reports_every_failing_patch(project, upstream):
+    series = make_series(
+        project,
+        upstream,
+        [
+            (GOOD_CHANGE, GOOD_MSG),
+            ({"tests/ok.py": "OK = 1\n"}, msg("Add ok")),
+            ({"transformer_engine/pytorch/other.py": "VALUE = 3\n"}, msg("Raise VALUE")),
+        ],
+    )
+    names = series.names()
+    move_upstream(
+        project,
+        upstream,
+        {**CONFLICTING, "transformer_engine/pytorch/other.py": '"""Other."""\n\nVALUE = 5\n'},
+    )
+    problems = "\n".join(check_mod.check(series, te_src=upstream, wheel=None))
+    assert f"patch {names[0]} does not apply" in problems
+    assert f"patch {names[2]} does not apply" in problems
+    assert names[1] not in problems
+
+
+def test_check_runs_te_checks_after_each_patch(project, upstream):
+    ugly = FUSER.replace("def route(values):", "def route( values ):  \n    unused = 1")
+    ugly = "import tomllib\n" + ugly + "\n\n"
+    series = make_series(
+        project,
+        upstream,
+        [
+            ({"transformer_engine/pytorch/fuser.py": ugly}, msg("Break style")),
+            ({"transformer_engine/pytorch/fuser.py": FUSER}, msg("Fix style again")),
+        ],
+    )
+    first = series.names()[0]
+    problems = "\n".join(check_mod.check(series, te_src=upstream, wheel=None))
+    assert f"{first}: black would reformat" in problems
+    assert f"{first}: vermin" in problems and "tomllib" in problems
+    assert f"{first}: transformer_engine/pytorch/fuser.py: trailing whitespace" in problems
+    assert f"{first}: transformer_engine/pytorch/fuser.py: must end with exactly one newline" in (
+        problems
+    )
+    assert f"{first}: pylint" in problems and "unused-variable" in problems
+    assert series.names()[1] not in problems
+
+
+def test_check_lints_pr_groups(project, upstream):
+    series = make_series(
+        project,
+        upstream,
+        [({"tests/a.py": "a = 1\n"}, msg("Add a")), ({"tests/b.py": "b = 1\n"}, msg("Add b"))],
+    )
+    a, b = series.names()
+    series.series_file.write_text(f"{a}\n# pr: second\n{b}\n# pr: empty\n")
+    (series.dir / "pr").mkdir()
+    (series.dir / "pr" / "second.md").write_text("# Description\n\nText.\n")
+    problems = "\n".join(check_mod.lint_groups(series))
+    assert f"{a} stand(s) before the first '# pr:' line" in problems
+    assert "PR 'empty' has no patches" in problems
+    assert "PR 'empty' has no description patches/pr/empty.md" in problems
+    assert "patches/pr/second.md lacks TE's template line '## Type of change'" in problems
+
+
+def test_pypi_base_applies_package_hunks_and_reports_absent(project, upstream, tmp_path, capsys):
+    series = make_series(
+        project,
+        upstream,
+        [(GOOD_CHANGE, GOOD_MSG), ({"tests/test_fuser.py": "y = 2\n"}, msg("Test y"))],
+    )
+    wheel = make_wheel(upstream, tmp_path / "w")
+    dest = tmp_path / "pypi"
+    absent = make_tree(series, dest, wheel=wheel)
+    assert "list(values)" in (dest / "transformer_engine/pytorch/fuser.py").read_text()
+    assert not (dest / "tests").exists()
+    assert absent == {"tests/test_fuser.py": series.names()}
+    base = read_state(dest).base
+    assert sh("git", "rev-list", "--count", f"{base}..HEAD", cwd=dest).strip() == "2"
+
+
+def test_export_refuses_pypi_fork(project, upstream, tmp_path, capsys):
+    make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    wheel = make_wheel(upstream, tmp_path / "w")
+    assert te("apply", "--force", "--wheel", str(wheel))[0] == 0
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "PyPI base" in out
+
+
+def test_pypi_blob_mismatch_names_file_and_ids(project, upstream, tmp_path):
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    changed = FUSER + "\nEXTRA = 1\n"
+    wheel = make_wheel(
+        upstream, tmp_path / "w", override={"transformer_engine/pytorch/fuser.py": changed}
+    )
+    with pytest.raises(SeriesError) as err:
+        make_tree(series, tmp_path / "pypi", wheel=wheel)
+    msg_ = str(err.value)
+    assert "transformer_engine/pytorch/fuser.py" in msg_
+    assert blob_id(FUSER.encode()) in msg_ and blob_id(changed.encode()) in msg_
+
+
+def test_check_on_pypi_base_skips_pylint_and_says_so(project, upstream, tmp_path, capsys):
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    wheel = make_wheel(upstream, tmp_path / "w")
+    assert check_mod.check(series, te_src=None, wheel=wheel) == []
+    assert "pylint: skipped" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- ports
+
+
+def wheels(project, upstream, tmp_path, newer_fuser: str) -> None:
+    """Put fake 9.9.9 and 10.0.0 wheels into the (test) wheel cache."""
+    dist = tmp_path / "cache" / "dist"
+    make_wheel(upstream, dist)
+    make_wheel(
+        upstream,
+        dist,
+        version="10.0.0",
+        override={"transformer_engine/pytorch/fuser.py": newer_fuser},
+    )
+
+
+NEWER = "NEW = 1\n\n\n" + FUSER
+
+
+def test_port_merges_onto_newer_release(project, upstream, tmp_path):
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    wheels(project, upstream, tmp_path, NEWER)
+    tree = port_mod.port_tree(series, "10.0.0", tmp_path / "port")
+    text = (tree / "transformer_engine/pytorch/fuser.py").read_text()
+    assert text.startswith("NEW = 1") and "list(values)" in text
+
+
+def test_port_conflict_names_patch_and_file(project, upstream, tmp_path):
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    wheels(project, upstream, tmp_path, FUSER.replace("tuple(values)", "set(values)"))
+    with pytest.raises(SeriesError) as err:
+        port_mod.port_tree(series, "10.0.0", tmp_path / "port")
+    assert "Make route return a list" in str(err.value)
+    assert "transformer_engine/pytorch/fuser.py" in str(err.value)
+
+
+def test_port_patches_apply_edit_and_export(project, upstream, tmp_path, capsys):
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    wheels(project, upstream, tmp_path, NEWER)
+    # Write a port patch with the edit loop: port --edit, commit, export --port.
+    rc, out = te("port", "--release", "10.0.0", "--edit", capsys=capsys)
+    assert rc == 0, out
+    tree = project / "fork-port" / "10.0.0"
+    assert sh("git", "rev-parse", "--abbrev-ref", "HEAD", cwd=tree).strip() == "series"
+    ported = (tree / "transformer_engine/pytorch/fuser.py").read_text()
+    commit(
+        tree,
+        {"transformer_engine/pytorch/fuser.py": ported.replace("NEW = 1", "NEW = 2")},
+        msg("Keep NEW in step"),
+    )
+    rc, out = te("export", "--port", "10.0.0", capsys=capsys)
+    assert rc == 0, out
+    ps = series.port_series("10.0.0")
+    assert ps.names() == ["0001-PyTorch-Keep-NEW-in-step.patch"]
+    save(project)
+    # The port (and --out) now carries it; check lints it and applies it.
+    tree2 = port_mod.port_tree(series, "10.0.0", tmp_path / "again")
+    assert (tree2 / "transformer_engine/pytorch/fuser.py").read_text().startswith("NEW = 2")
+    assert te("port", "--release", "10.0.0", "--out", str(tmp_path / "out"))[0] == 0
+    assert len(list((tmp_path / "out" / "10.0.0").glob("*.patch"))) == 2
+    assert check_mod.check_ports(series) == []
+    # A port patch that no longer applies is named by check.
+    newer = NEWER.replace("NEW = 1", "NEW = 7")
+    wheels(project, upstream, tmp_path / "x", newer)
+    (tmp_path / "cache" / "dist" / "transformer_engine-10.0.0-py3-none-any.whl").unlink()
+    make_wheel(
+        upstream,
+        tmp_path / "cache" / "dist",
+        version="10.0.0",
+        override={"transformer_engine/pytorch/fuser.py": newer},
+    )
+    problems = "\n".join(check_mod.check_ports(series))
+    assert "port 10.0.0: patch 0001-PyTorch-Keep-NEW-in-step.patch does not apply" in problems
+
+
+def test_unknown_release_says_what_exists(project, upstream, capsys, monkeypatch):
+    make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    rc, out = te("test", "--release", "7.7.7", capsys=capsys)
+    assert rc == 2 and "no build of 7.7.7" in out and "te-series build --release 7.7.7" in out
+    assert not (project / ".venv-7.7.7").exists()
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    rc, out = te("port", "--release", "7.7.7", capsys=capsys)
+    assert rc == 2 and "could not download transformer-engine==7.7.7" in out
+    assert "9.9.9 (base), 10.0.0 (port target)" in out
+    assert "Traceback" not in out
