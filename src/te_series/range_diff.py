@@ -1,0 +1,112 @@
+"""`te-series range-diff REV [REV2]`: compare the series with an earlier version of it.
+
+REV (and REV2, default: the working tree's patches/) are git revisions of this te-series
+checkout, e.g. HEAD~3 or a tag. Both versions of patches/ are applied, each to its own
+base commit, in one throw-away clone of --te-src (or, with the same [pypi] release, on
+the PyPI base), and `git range-diff` compares the two commit ranges, as b4's
+`prep --compare-to` does.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from .core import (
+    PYPI_PREFIX,
+    PatchFailed,
+    Series,
+    SeriesError,
+    State,
+    apply_patches,
+    git,
+    git_run,
+    init_git_base,
+    init_pypi_base,
+    load_series,
+    release_wheel,
+    write_state,
+)
+
+
+def checkout_patches(root: Path, rev: str, dest: Path) -> Series:
+    """patches/ as it was at rev, unpacked into dest/patches."""
+    sha = git_run("rev-parse", "-q", "--verify", f"{rev}^{{commit}}", cwd=root).stdout.strip()
+    if not sha:
+        raise SeriesError(f"{rev} is not a revision of this te-series checkout (git rev-parse)")
+    proc = git_run("ls-tree", "-d", sha, "patches", cwd=root)
+    if not proc.stdout.strip():
+        raise SeriesError(f"{rev} has no patches/ folder")
+    data = _archive(root, sha)
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(dest, filter="data")
+    return Series(dest / "patches", dest)
+
+
+def _archive(root: Path, sha: str) -> bytes:
+    import subprocess
+
+    proc = subprocess.run(
+        ["git", "archive", "--format=tar", sha, "patches"], cwd=root, capture_output=True
+    )
+    if proc.returncode:
+        raise SeriesError(f"git archive {sha} patches failed: {proc.stderr.decode().strip()}")
+    return proc.stdout
+
+
+def apply_version(repo: Path, series: Series, label: str, base: str, include: str | None) -> str:
+    """Apply a version of the series on base in repo (branch label); return its range."""
+    git("checkout", "-q", "-B", label, base, cwd=repo)
+    state = State("git", base, "patches", series.names())
+    write_state(repo, state)
+    try:
+        apply_patches(repo, series, state, include)
+    except PatchFailed as err:
+        raise SeriesError(f"the {label} version does not apply: {err}") from None
+    return f"{base}..{label}"
+
+
+def run(args) -> int:
+    root = args.root
+    with tempfile.TemporaryDirectory(prefix="te-series-range-diff-") as tmp:
+        tmp = Path(tmp)
+        old = checkout_patches(root, args.rev, tmp / "old")
+        new = checkout_patches(root, args.rev2, tmp / "new") if args.rev2 else load_series(root)
+        repo = tmp / "repo"
+        if args.te_src:
+            init_git_base(repo, args.te_src, new.base_commit)
+            bases = []
+            for s in (old, new):
+                full = git_run(
+                    "rev-parse", "-q", "--verify", f"{s.base_commit}^{{commit}}", cwd=repo
+                )
+                if not full.stdout.strip():
+                    raise SeriesError(f"base {s.base_commit} is not in {args.te_src}")
+                bases.append(full.stdout.strip())
+            include = None
+        else:
+            if old.release != new.release:
+                raise SeriesError(
+                    f"the versions pin different PyPI releases ({old.release}, {new.release}); "
+                    "compare them on a git base: --te-src PATH"
+                )
+            wheel = args.wheel or release_wheel(new.release, new)
+            bases = [init_pypi_base(repo, wheel, new.release)] * 2
+            include = PYPI_PREFIX + "*"
+        a = apply_version(repo, old, "old", bases[0], include)
+        b = apply_version(repo, new, "new", bases[1], include)
+        color = "--no-color" if args.out or not sys.stdout.isatty() else "--color"
+        if old.names() and new.names():
+            out = git("range-diff", color, a, b, cwd=repo)
+        else:  # git range-diff needs two non-empty ranges
+            out = git("log", "--format=%h %s", a, cwd=repo) + "  (old)\n"
+            out += git("log", "--format=%h %s", b, cwd=repo) + "  (new)\n"
+    if args.out:
+        args.out.write_text(out)
+        print(f"range-diff {args.rev}..{args.rev2 or 'patches/'} written to {args.out}")
+    else:
+        sys.stdout.write(out)
+    return 0
