@@ -1,0 +1,50 @@
+"""The ./te-series wrapper: paths are read from the caller's directory."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+
+from te_series.core import read_state
+from conftest import (
+    ROOT_DIR,
+    make_series,
+    msg,
+)
+
+
+def test_wrapper_reads_paths_from_the_callers_directory(project, upstream, tmp_path):
+    make_series(project, upstream, [({"tests/a.py": "A = 1\n"}, msg("Add a"))])
+    shutil.rmtree(project / "fork")
+    # The wrapper finds the project from its own location; give it this Python as its venv.
+    shutil.copy2(ROOT_DIR / "te-series", project / "te-series")
+    (project / ".venv" / "bin").mkdir(parents=True)
+    py = project / ".venv" / "bin" / "python"
+    py.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    py.chmod(0o755)
+    sub = project / "sub"
+    sub.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "TE_SERIES_ROOT"}
+    rel_src = os.path.relpath(upstream, sub)
+    proc = subprocess.run(
+        ["../te-series", "apply", "--te-src", rel_src],
+        cwd=sub,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert read_state(project / "fork").complete
+    assert not (sub / "fork").exists()
+    proc = subprocess.run(
+        ["../te-series", "range-diff", "HEAD", "--te-src", rel_src, "--out", "rd.txt"],
+        cwd=sub,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (sub / "rd.txt").exists()
