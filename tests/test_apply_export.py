@@ -49,8 +49,8 @@ def test_user_format_config_does_not_change_export(project, upstream, isolated):
     series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
     before = patch_bytes(series)
     isolated.write_text(
-        "[diff]\n\tnoprefix = true\n\tstatGraphWidth = 5\n[format]\n\tsignature = me\n"
-        "\tnumbered = true\n\tuseAutoBase = true\n"
+        "[diff]\n\tnoprefix = true\n\tsuppressBlankEmpty = true\n[format]\n\tsignature = me\n"
+        "\tnumbered = true\n\tto = someone@example.com\n\theaders = X-Extra: 1\n"
     )
     export_mod.export(project / "fork", series)
     assert patch_bytes(series) == before
@@ -101,8 +101,10 @@ def test_resume_after_fixed_patch_then_export_rewrites_only_it(three, project, u
     shutil.rmtree(project / "fork")
     assert te("apply", "--te-src", str(upstream))[0] == 2
     fork = project / "fork"
-    # Resolve the stopped am: take the patch's side, then continue.
-    (fork / "transformer_engine/pytorch/fuser.py").write_text(GOOD_CHANGE[list(GOOD_CHANGE)[0]])
+    # Resolve the stopped am (both sides: a list of the set), then continue.
+    (fork / "transformer_engine/pytorch/fuser.py").write_text(
+        FUSER.replace("tuple(values)", "list(set(values))")
+    )
     sh("git", "add", "-A", cwd=fork)
     rc, out = te("apply", "--continue", capsys=capsys)
     assert rc == 0, out
@@ -111,7 +113,7 @@ def test_resume_after_fixed_patch_then_export_rewrites_only_it(three, project, u
     after = patch_bytes(three)
     assert after[names[0]] == before[names[0]]
     assert after[names[2]] == before[names[2]]
-    assert after[names[1]] != before[names[1]]  # its pre-image blob is the new base's
+    assert b"list(set(values))" in after[names[1]]
     assert three.names() == names
 
 
@@ -439,3 +441,19 @@ def test_bad_wheel_is_a_clear_error(project, tmp_path, capsys, kind):
     }
     assert says[kind] in out
     assert not (project / "fork").exists() and not (project / "fork.new").exists()
+
+
+def test_export_refuses_head_not_on_the_base(three, project, capsys):
+    fork = project / "fork"
+    sh("git", "checkout", "-q", "--orphan", "other", cwd=fork)
+    commit(fork, {"x.py": "X = 1\n"}, msg("Unrelated"))
+    sh("git", "checkout", "-q", "-B", "series", "other", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "does not descend from the series' base" in out
+
+
+def test_export_refuses_fork_without_apply_record(three, project, capsys):
+    fork = project / "fork"
+    (fork / sh("git", "rev-parse", "--git-path", "te-series/state.json", cwd=fork).strip()).unlink()
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "no te-series apply record" in out
