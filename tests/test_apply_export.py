@@ -457,3 +457,16 @@ def test_export_refuses_fork_without_apply_record(three, project, capsys):
     (fork / sh("git", "rev-parse", "--git-path", "te-series/state.json", cwd=fork).strip()).unlink()
     rc, out = te("export", capsys=capsys)
     assert rc == 2 and "no te-series apply record" in out
+
+
+def test_force_over_a_stopped_rebuild_keeps_it_whole(three, project, upstream, capsys):
+    move_upstream(project, upstream, CONFLICTING)
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 2
+    assert (project / "fork.new").exists()  # stopped on patch 2, conflict markers in it
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2  # stops again on the same patch
+    assert "fork.new/ moved whole to .te-series-backup/" in out
+    (backup,) = (project / ".te-series-backup").iterdir()
+    kept = backup / "fork.new"
+    assert read_state(kept).failed == three.names()[1]
+    assert "<<<<<<<" in (kept / "transformer_engine/pytorch/fuser.py").read_text()

@@ -630,30 +630,28 @@ def describe_tree(tree: Path, root: Path) -> str:
     if state is None:
         return f"{name}: not made by te-series apply (no recorded state)"
     done = state.patches[: state.applied]
-    lines = [f"{name}: {len(done)} of {len(state.patches)} patch(es) of {state.patches_dir}/"]
     busy = in_progress(tree)
-    if state.complete and not busy:
-        lines[0] += " applied (complete)"
-        if state.rebase_onto:
-            lines.append(
-                f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: "
-                "te-series rebase --continue (or --abort)"
-            )
-        return "\n".join(lines)
-    lines[0] += " applied" + (f", last {done[-1]}" if done else "")
+    head = f"{name}: {len(done)} of {len(state.patches)} patch(es) of {state.patches_dir}/ applied"
+    lines = [head + (" (complete)" if state.complete else f", last {done[-1]}" if done else "")]
     if not state.complete:
-        nxt = state.patches[state.applied]
         stop = "stopped on" if state.failed else "next is"
-        lines.append(f"  {stop} {nxt}; not applied yet: {', '.join(state.patches[state.applied:])}")
+        rest = ", ".join(state.patches[state.applied :])
+        lines.append(f"  {stop} {state.patches[state.applied]}; not applied yet: {rest}")
     if busy:
         lines.append(f"  {busy} is in progress in {name}")
-    port = ""
-    if state.kind == "port":
-        port = f" --port {state.release}"
-    lines.append(
-        f"  go on: te-series apply --continue{port}; te-series export refuses until the "
-        "series is complete"
-    )
+    if state.rebase_onto:
+        lines.append(
+            f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: resolve, "
+            f"git -C {name} rebase --continue, then te-series rebase --continue (or --abort)"
+        )
+    elif not state.complete:
+        port = f" --port {state.release}" if state.kind == "port" else ""
+        lines.append(
+            f"  go on: te-series apply --continue{port}; te-series export refuses until the "
+            "series is complete"
+        )
+    elif busy:
+        lines.append("  finish or abort it before te-series export")
     return "\n".join(lines)
 
 
@@ -668,6 +666,16 @@ def work_trees(root: Path) -> list[Path]:
 def untracked(repo: Path) -> list[str]:
     out = git("ls-files", "--others", "--exclude-standard", "-z", cwd=repo)
     return [p for p in out.split("\0") if p]
+
+
+def backup_stamp(root: Path) -> str:
+    """A fresh folder name under .te-series-backup/: the time, made unique."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    n = 1
+    while (root / BACKUP_DIR / stamp).exists():
+        n += 1
+        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{n}"
+    return stamp
 
 
 def backup_tree(tree: Path, root: Path, stamp: str) -> list[str]:
@@ -727,15 +735,15 @@ def build_aside(tree: Path, root: Path, build, *, force: bool) -> list[str]:
     rebuild never takes the old tree away. Returns what was backed up.
     """
     new = tree.with_name(tree.name + ".new")
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    kept = []
+    stamp = backup_stamp(root)
     if new.exists():
         if not force:
             raise SeriesError(
                 f"{rel(new, root)}/ holds an unfinished apply:\n{describe_tree(new, root)}\n"
                 "Or start over with --force (it keeps that tree's work in a backup)."
             )
-        kept += backup_tree(new, root, stamp)
+        for line in backup_tree(new, root, stamp):
+            print(f"kept: {line}")
         shutil.rmtree(new, ignore_errors=True)
     if tree.exists() and not force:
         raise SeriesError(
@@ -754,7 +762,7 @@ def build_aside(tree: Path, root: Path, build, *, force: bool) -> list[str]:
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)
         raise
-    return kept + swap_in(new, tree, root, stamp)
+    return swap_in(new, tree, root, stamp)
 
 
 def swap_in(new: Path, tree: Path, root: Path, stamp: str | None = None) -> list[str]:
@@ -762,7 +770,7 @@ def swap_in(new: Path, tree: Path, root: Path, stamp: str | None = None) -> list
     kept = []
     with no_interrupt():
         if tree.exists():
-            kept = backup_tree(tree, root, stamp or time.strftime("%Y%m%d-%H%M%S"))
+            kept = backup_tree(tree, root, stamp or backup_stamp(root))
             shutil.rmtree(tree, ignore_errors=True)
         new.rename(tree)
     return kept

@@ -152,13 +152,13 @@ def run(args) -> int:
         for slug, on, _ in summary:
             shutil.copy2(series.dir / "pr" / f"{slug}.md", out / f"{slug}.md")
             format_patch(repo, f"{on}..pr/{slug}", out / slug)
-    write_summary(out, root, series, base, who, summary)
+    write_summary(out, base, who, summary)
     print(f"{len(groups)} PR branch(es), {len(names)} commit(s), signed off by {who}:")
     print((out / "SUMMARY.md").read_text())
     return 0
 
 
-def write_summary(out: Path, root: Path, series: Series, base: str, who: str, summary) -> None:
+def write_summary(out: Path, base: str, who: str, summary) -> None:
     lines = [
         "# PR branches",
         "",

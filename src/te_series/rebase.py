@@ -49,7 +49,7 @@ def finish(root, fork, series, drops) -> int:
     if in_progress(fork) == "a git rebase":
         proc = git_run("rebase", "--continue", cwd=fork, env={"GIT_EDITOR": "true"})
         if proc.returncode != 0:
-            raise SeriesError(conflict(fork, root, proc))
+            raise SeriesError(conflict(fork, proc))
     if not is_ancestor(fork, onto, "HEAD"):
         state.rebase_onto = None
         write_state(fork, state)
@@ -61,7 +61,9 @@ def finish(root, fork, series, drops) -> int:
     try:
         p = plan(fork, root, series, drops, state=check_tree(fork, root, moved), base_commit=onto)
     except SeriesError as e:
-        raise SeriesError(f"{e}\n(After a rebase: te-series rebase --continue [--drop NAME].)")
+        raise SeriesError(
+            f"{e}\n(After a rebase: te-series rebase --continue [--drop NAME].)"
+        ) from None
     with no_interrupt():
         write(root, p)
         set_base_commit(series, onto)
@@ -71,7 +73,7 @@ def finish(root, fork, series, drops) -> int:
     return 0
 
 
-def conflict(fork, root, proc) -> str:
+def conflict(fork, proc) -> str:
     files = git_run("diff", "--name-only", "--diff-filter=U", cwd=fork).stdout.split()
     stopped = git_run("rev-parse", "-q", "--verify", "REBASE_HEAD", cwd=fork).stdout.strip()
     names = note_names(fork, stopped) if stopped else []
@@ -116,5 +118,5 @@ def run(args) -> int:
     write_state(fork, state)
     proc = git_run("rebase", "--onto", onto, state.base, "series", cwd=fork)
     if proc.returncode != 0:
-        raise SeriesError(conflict(fork, root, proc))
+        raise SeriesError(conflict(fork, proc))
     return finish(root, fork, series, drops)
