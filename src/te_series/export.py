@@ -155,6 +155,11 @@ class Plan:
     removed: list[str]
     unchanged: list[str]
 
+    @property
+    def series_changed(self) -> bool:
+        f = self.series.series_file
+        return f.read_text() != self.series_text if f.exists() else bool(self.series_text)
+
 
 def plan(
     tree: Path,
@@ -232,7 +237,7 @@ def refuse_dirty(root: Path, p: Plan) -> None:
     """Refuse to overwrite or delete patch files whose edits are not committed."""
     d = p.series.dir
     touched = [d / n for n in p.changed + p.removed] + [d / n for n in p.added if (d / n).exists()]
-    if not p.series.series_file.exists() or p.series.series_file.read_text() != p.series_text:
+    if p.series_changed:
         touched.append(p.series.series_file)
     if not touched:
         return
@@ -290,10 +295,12 @@ def merge_series(entries, slot: dict[str, int], owner: list[str | None], names: 
 def write(root: Path, p: Plan) -> None:
     """Write the plan: new and changed files, series, then removals; record the new names."""
     with no_interrupt():
-        p.series.dir.mkdir(parents=True, exist_ok=True)
+        if p.changed or p.added or p.series_changed:
+            p.series.dir.mkdir(parents=True, exist_ok=True)
         for n in p.changed + p.added:
             write_atomic(p.series.dir / n, p.data[n])
-        write_atomic(p.series.series_file, p.series_text.encode())
+        if p.series_changed:
+            write_atomic(p.series.series_file, p.series_text.encode())
         for n in p.removed:
             (p.series.dir / n).unlink(missing_ok=True)
         for rev, n in zip(p.revs, p.names):
@@ -316,7 +323,7 @@ def report(root: Path, p: Plan, dry: bool) -> None:
     for verb, names in (("change", p.changed), ("add", p.added), ("remove", p.removed)):
         for n in names:
             print(f"  {would}{verb} {n}")
-    if not (p.series.series_file.exists() and p.series.series_file.read_text() == p.series_text):
+    if p.series_changed:
         print(f"  {would}rewrite {p.series.label}")
 
 
