@@ -11,7 +11,7 @@ import pytest
 from te_series import core
 from te_series import export as export_mod
 from te_series.core import blob_id, make_tree, read_patch, read_state
-from conftest import (
+from series_helpers import (
     CONFLICTING,
     FUSER,
     GOOD_CHANGE,

@@ -7,7 +7,7 @@ import pytest
 from te_series import check as check_mod
 from te_series import port as port_mod
 from te_series.core import SeriesError, blob_id, make_tree, read_state
-from conftest import (
+from series_helpers import (
     CONFLICTING,
     FUSER,
     GOOD_CHANGE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import (
+from series_helpers import (
     PLACEHOLDER,
     save,
     sh,

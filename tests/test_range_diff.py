@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from conftest import (
+from series_helpers import (
     save,
     sh,
     te,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 from te_series.core import read_state
-from conftest import (
+from series_helpers import (
     FUSER,
     commit,
     patch_bytes,

@@ -9,7 +9,7 @@ import sys
 
 
 from te_series.core import read_state
-from conftest import (
+from series_helpers import (
     ROOT_DIR,
     make_series,
     msg,

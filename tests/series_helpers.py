@@ -1,0 +1,195 @@
+"""Helpers and fixtures for the tool tests: a tiny synthetic TE and a te-series checkout."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from te_series import cli
+from te_series.core import Series, make_tree
+from te_series.export import export
+
+ME = {
+    "GIT_AUTHOR_NAME": "Dev",
+    "GIT_AUTHOR_EMAIL": "dev@example.com",
+    "GIT_COMMITTER_NAME": "Dev",
+    "GIT_COMMITTER_EMAIL": "dev@example.com",
+}
+ROOT_DIR = Path(__file__).resolve().parents[1]
+PLACEHOLDER = "Project maintainers <maintainers@example.invalid>"
+
+FUSER = '''"""Toy fuser."""
+
+
+def route(values):
+    """Return values as a tuple."""
+    return tuple(values)
+'''
+GOOD_MSG = (
+    "[PyTorch] Make route return a list\n\nLists are what callers index.\n\n"
+    f"Signed-off-by: {PLACEHOLDER}"
+)
+GOOD_CHANGE = {
+    "transformer_engine/pytorch/fuser.py": FUSER.replace("tuple(values)", "list(values)"),
+    "tests/test_fuser.py": "def test_x():\n    assert [1] == [1]\n",
+}
+
+
+def msg(subject: str, body: str = "Because it helps.") -> str:
+    return f"[PyTorch] {subject}\n\n{body}\n\nSigned-off-by: {PLACEHOLDER}"
+
+
+def sh(*args: str, cwd: Path, env: dict | None = None, check: bool = True) -> str:
+    proc = subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, env={**os.environ, **ME, **(env or {})}
+    )
+    if check and proc.returncode:
+        raise AssertionError(f"{args} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc.stdout
+
+
+def commit(repo: Path, files: dict[str, str], message: str) -> str:
+    for path, text in files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    sh("git", "add", "-A", cwd=repo)
+    sh("git", "commit", "-q", "-m", message, cwd=repo)
+    return sh("git", "rev-parse", "HEAD", cwd=repo).strip()
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch):
+    """No user git config, no real wheel cache."""
+    cfg = tmp_path / "gitconfig"
+    cfg.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("TE_SERIES_CACHE", str(tmp_path / "cache"))
+    return cfg
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Path:
+    """A tiny 'TE' with a package file, a test file and a pylintrc."""
+    repo = tmp_path / "upstream"
+    repo.mkdir()
+    sh("git", "init", "-q", "-b", "main", cwd=repo)
+    commit(
+        repo,
+        {
+            "transformer_engine/pytorch/fuser.py": FUSER,
+            "transformer_engine/pytorch/other.py": '"""Other."""\n\nVALUE = 1\n',
+            "tests/test_fuser.py": "def test_x():\n    assert True\n",
+            "pylintrc": "[MESSAGES CONTROL]\ndisable=missing-module-docstring\n",
+        },
+        "base",
+    )
+    return repo
+
+
+BASE_TOML = """\
+# The base the series applies to.
+[upstream]
+# upstream main
+commit = "{commit}"
+
+[pypi]
+release = "9.9.9"
+torch = "0"
+core = "transformer-engine-cu13"
+
+[port]
+targets = ["10.0.0"]
+
+[series]
+placeholder_identity = "{placeholder}"
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, upstream: Path, monkeypatch) -> Path:
+    """A te-series checkout (a git repo) whose base.toml pins the synthetic upstream."""
+    proj = tmp_path / "proj"
+    (proj / "patches").mkdir(parents=True)
+    base = sh("git", "rev-parse", "HEAD", cwd=upstream).strip()
+    (proj / "patches" / "base.toml").write_text(
+        BASE_TOML.format(commit=base, placeholder=PLACEHOLDER)
+    )
+    (proj / "patches" / "series").write_text("# order\n")
+    sh("git", "init", "-q", "-b", "main", cwd=proj)
+    commit(proj, {}, "project")
+    monkeypatch.setenv("TE_SERIES_ROOT", str(proj))
+    return proj
+
+
+def save(project: Path, message: str = "patches") -> None:
+    """Commit patches/ in the te-series checkout."""
+    sh("git", "add", "-A", "patches", cwd=project)
+    sh("git", "commit", "-q", "--allow-empty", "-m", message, cwd=project)
+
+
+def make_series(project: Path, upstream: Path, commits: list[tuple[dict, str]]) -> Series:
+    """Apply the (empty) series onto the git base, add commits, export, commit patches/."""
+    series = Series(project / "patches", project)
+    fork = project / "fork"
+    make_tree(series, fork, te_src=upstream)
+    for files, message in commits:
+        commit(fork, files, message)
+    export(fork, series)
+    save(project)
+    return series
+
+
+THREE = [
+    ({"transformer_engine/pytorch/other.py": '"""Other."""\n\nVALUE = 2\n'}, msg("Raise VALUE")),
+    (GOOD_CHANGE, GOOD_MSG),
+    ({"tests/test_more.py": "def test_y():\n    assert 1\n"}, msg("Test more")),
+]
+
+
+@pytest.fixture
+def three(project: Path, upstream: Path) -> Series:
+    """A three-patch series; patch 2 is the one that touches fuser.py."""
+    return make_series(project, upstream, THREE)
+
+
+def move_upstream(project: Path, upstream: Path, files: dict[str, str]) -> str:
+    """Commit files upstream and point base.toml at that commit (committed)."""
+    new = commit(upstream, files, "upstream moves")
+    toml = project / "patches" / "base.toml"
+    old = Series(project / "patches", project).base_commit
+    toml.write_text(toml.read_text().replace(old, new))
+    save(project, "move base")
+    return new
+
+
+CONFLICTING = {"transformer_engine/pytorch/fuser.py": FUSER.replace("tuple(values)", "set(values)")}
+
+
+def te(*args: str, capsys=None) -> tuple[int, str]:
+    """Run the CLI in-process; return (exit code, stdout + stderr)."""
+    rc = cli.main(list(args))
+    if capsys is None:
+        return rc, ""
+    out = capsys.readouterr()
+    return rc, out.out + out.err
+
+
+def patch_bytes(series: Series) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in series.dir.glob("*.patch")}
+
+
+def make_wheel(upstream: Path, dest: Path, version="9.9.9", override=None) -> Path:
+    """A fake pure-Python wheel holding upstream's transformer_engine/ (optionally edited)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    wheel = dest / f"transformer_engine-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        for path in sorted((upstream / "transformer_engine").rglob("*.py")):
+            rel = path.relative_to(upstream).as_posix()
+            zf.writestr(rel, (override or {}).get(rel, path.read_text()))
+        zf.writestr(f"transformer_engine-{version}.dist-info/METADATA", f"Version: {version}\n")
+    return wheel
