@@ -43,16 +43,13 @@ class _Custom(te_ops.BasicOperation):
 
 
 class FreshProducer(_Custom):
-    """y = x; extra output a * x, a new tensor (optionally declared exclusive)."""
+    """y = x; extra output a * x, a new tensor."""
 
     num_extra_outputs = 1
 
-    def __init__(self, a: float, exclusive: bool) -> None:
+    def __init__(self, a: float) -> None:
         super().__init__()
-        self.a, self.exclusive = a, exclusive
-
-    def extra_output_is_exclusive(self, index: int) -> bool:
-        return self.exclusive
+        self.a = a
 
     def fuser_forward(self, basic_op_ctxs, input_, **unused):
         return input_, [(self.a * input_,)]
@@ -125,19 +122,13 @@ class FlagReadingScale(_Custom):
 # --------------------------------------------------------------------------- generic fusion
 
 
-def _writes_in_place(op, index: int) -> bool:
-    """Whether op writes into extra input `index` (AddExtraInput(in_place=True))."""
-    hook = getattr(op, "extra_input_written_in_place", None)
-    if hook:
-        return hook(index)
+def _writes_in_place(op) -> bool:
+    """Whether op writes into its extra input (AddExtraInput(in_place=True))."""
     return isinstance(op, te_ops.AddExtraInput) and op._in_place
 
 
-def _writes_grad_in_place(op, index: int) -> bool:
+def _writes_grad_in_place(op) -> bool:
     """Whether op accumulates into its extra output's grad (MakeExtraOutput(in_place=True))."""
-    hook = getattr(op, "extra_output_grad_written_in_place", None)
-    if hook:
-        return hook(index)
     return isinstance(op, te_ops.MakeExtraOutput) and op._in_place
 
 
@@ -176,7 +167,7 @@ class DelegatingFusion(te_ops.FusedOperation):
                 t = outs[k][s]
                 if basic_op_ctxs[k].requires_grad and not t.requires_grad:
                     t = t.detach().requires_grad_(True)
-                if _writes_in_place(op, j):
+                if _writes_in_place(op):
                     t = t.detach().clone().requires_grad_(t.requires_grad)
                 inputs[j] = t
             x, ys = op.fuser_forward(
@@ -205,7 +196,7 @@ class DelegatingFusion(te_ops.FusedOperation):
                 if g is not None:
                     if grads[k][s] is not None:
                         grads[k][s] = grads[k][s] + g
-                    elif _writes_grad_in_place(self.basic_ops[k], s):
+                    elif _writes_grad_in_place(self.basic_ops[k]):
                         grads[k][s] = g.clone()
                     else:
                         grads[k][s] = g
@@ -270,7 +261,7 @@ def draw_case(d: Draw, kinds=KINDS) -> Case:
         if kind == "scale":
             params = (d.choice(SCALES),)
         elif kind == "fresh":
-            params = (d.choice(SCALES), d.bool())
+            params = (d.choice(SCALES),)
         elif kind == "generator":
             params = (d.choice(SCALES),)
         elif kind == "multi":

@@ -217,10 +217,32 @@ def test_f3_bound_op_standalone_call_semantics(size=8):
     assert isinstance(p(x), torch.Tensor)  # hidden output not returned
     c = te_ops.AddExtraInput()
     c.set_extra_input_channel(0, "r")
-    with pytest.raises(ValueError, match="has no producer"):
+    with pytest.raises(ValueError, match="has no producer in this OperationFuser"):
         c(x, x)
     c.set_extra_input_channel(0, None)  # still editable
     torch.testing.assert_close(c(x, x), 2 * x)
+
+
+def test_f3_sequential_locks_at_first_forward(size=8):
+    """Docs and errors say when a Sequential captures bindings: its first forward."""
+    p, c = te_ops.MakeExtraOutput(), te_ops.AddExtraInput()
+    p.set_extra_output_channel(0, "r")
+    c.set_extra_input_channel(0, "r")
+    model = te_ops.Sequential(p, c)
+    p.set_extra_output_channel(0, "r", output_to_caller=False)  # not locked yet
+    x = torch.rand(size)
+    torch.testing.assert_close(model(x), 2 * x)
+    with pytest.raises(RuntimeError, match="already captured its channel routing"):
+        p.set_extra_output_channel(0, "r")
+
+
+def test_f3_split_sequential_error_names_the_boundary(size=8):
+    p, c = te_ops.MakeExtraOutput(), te_ops.AddExtraInput()
+    p.set_extra_output_channel(0, "r", output_to_caller=False)
+    c.set_extra_input_channel(0, "r")
+    model = te_ops.Sequential(p, torch.nn.Identity(), c)
+    with pytest.raises(ValueError, match="a module that is not a FusibleOperation splits"):
+        model(torch.rand(size))
 
 
 # --------------------------------------------------------------------------- F4 (CPU parts)
@@ -308,33 +330,25 @@ def test_alias_fanout_in_place_and_plain(size=8):
     torch.testing.assert_close(x.grad, torch.full((size,), 3.0))
 
 
-def test_alias_exclusive_channel_is_not_copied(size=8):
-    seen = {}
-
-    class Fresh(te_ops.MakeExtraOutput):
-        def extra_output_is_exclusive(self, index):
-            return True
-
-        def fuser_forward(self, ctxs, x, **kw):
-            out = 2 * x
-            seen["made"] = out.data_ptr()
-            return x, [(out,)]
-
-        def fuser_backward(self, ctxs, dy, *, basic_op_grad_extra_outputs):
-            return dy + 2 * basic_op_grad_extra_outputs[0][0], [()], [()]
+def test_alias_in_place_consumers_write_into_own_copies(size=8):
+    """Each in-place consumer of a channel writes into its own copy, never the producer's."""
+    seen = []
 
     class Add(te_ops.AddExtraInput):
         def fuser_forward(self, ctxs, x, *, basic_op_extra_inputs, **kw):
-            seen["used"] = basic_op_extra_inputs[0][0].data_ptr()
+            seen.append(basic_op_extra_inputs[0][0].data_ptr())
             return super().fuser_forward(ctxs, x, basic_op_extra_inputs=basic_op_extra_inputs, **kw)
 
-    p, c = Fresh(), Add(in_place=True)
+    p, c1, c2 = te_ops.MakeExtraOutput(), Add(in_place=True), Add(in_place=True)
     p.set_extra_output_channel(0, "r", output_to_caller=False)
-    c.set_extra_input_channel(0, "r")
+    c1.set_extra_input_channel(0, "r")
+    c2.set_extra_input_channel(0, "r")
     x = torch.rand(size, requires_grad=True)
-    y = te_ops.Sequential(p, c)(x)
-    torch.testing.assert_close(y, 3 * x)
-    assert seen["used"] == seen["made"]
+    x_before = x.detach().clone()
+    y = te_ops.Sequential(p, te_ops.ConstantScale(2.0), c1, c2)(x)
+    torch.testing.assert_close(x.detach(), x_before, rtol=0, atol=0)
+    torch.testing.assert_close(y, 4 * x_before)
+    assert x.data_ptr() not in seen and len(set(seen)) == 2
 
 
 def test_alias_in_place_producer_keeps_caller_grad(size=8):
@@ -348,3 +362,120 @@ def test_alias_in_place_producer_keeps_caller_grad(size=8):
     y.backward(dy)
     torch.testing.assert_close(dy, torch.ones(size))
     torch.testing.assert_close(x.grad, torch.full((size,), 2.0))
+
+
+# --------------------------------------------------------------------------- review of v1
+
+
+def test_public_extra_output_is_the_producer_tensor(size=8):
+    """A public extra output that is also the main output stays one object."""
+    model = te_ops.Sequential(te_ops.ConstantScale(2.0), te_ops.MakeExtraOutput())
+    x = torch.ones(size, requires_grad=True)
+    y, e = model(x)
+    assert y is e
+    (y.sum() + 10 * e.sum()).backward()
+    torch.testing.assert_close(x.grad, torch.full((size,), 22.0))
+
+
+def test_quantized_channel_tensor_survives_clear(size=4):
+    """An FP8 tensor on a channel is not emptied when another op clears its copy."""
+    import transformer_engine_torch as tex
+    from transformer_engine.pytorch import Float8Tensor
+    from transformer_engine.pytorch.utils import clear_tensor_data
+
+    class ToFloat8(te_ops.BasicOperation):
+        def op_forward(self, ctx, x, **kw):
+            return Float8Tensor(
+                shape=x.shape,
+                dtype=torch.float32,
+                data=torch.full(x.shape, 0x38, dtype=torch.uint8),  # 1.0 in E4M3
+                fp8_scale_inv=torch.ones((1,)),
+                fp8_dtype=tex.DType.kFloat8E4M3,
+                device=x.device,
+            )
+
+        def op_backward(self, ctx, dy):
+            return dy, ()
+
+    class SaveChannel(te_ops.BasicOperation):
+        num_extra_inputs = 1
+        seen = []
+
+        def op_forward(self, *a, **k):
+            raise RuntimeError
+
+        def op_backward(self, *a, **k):
+            raise RuntimeError
+
+        def fuser_forward(self, ctxs, x, *, basic_op_extra_inputs, **kw):
+            ctxs[0].save_for_backward(basic_op_extra_inputs[0][0])
+            return x, [()]
+
+        def fuser_backward(self, ctxs, dy, **kw):
+            (e,) = ctxs[0].saved_tensors
+            self.seen.append(e.dequantize())
+            return dy, [()], [(None,)]
+
+    class SaveAndClear(te_ops.BasicOperation):
+        def op_forward(self, ctx, x, **kw):
+            ctx.save_for_backward(x)
+            return x.dequantize()
+
+        def op_backward(self, ctx, dy):
+            (x,) = ctx.saved_tensors
+            clear_tensor_data(x)
+            return dy, ()
+
+    p, c = te_ops.MakeExtraOutput(), SaveChannel()
+    p.set_extra_output_channel(0, "q", output_to_caller=False)
+    c.set_extra_input_channel(0, "q")
+    x = torch.rand(size, requires_grad=True)
+    te_ops.Sequential(ToFloat8(), p, c, SaveAndClear())(x).sum().backward()
+    (e,) = SaveChannel.seen
+    torch.testing.assert_close(e, torch.ones(size))
+
+
+def test_fused_backward_with_too_few_entries_is_named(size=8):
+    class Short(te_ops.FusedOperation):
+        def __init__(self, ops):
+            super().__init__(ops)
+
+        def fuser_backward(self, ctxs, dy, **kw):
+            return 2 * dy, [(), (dy,)], [()]
+
+    def fuse(ops, **unused):
+        if len(ops) == 2 and isinstance(ops[0], te_ops.ConstantScale):
+            return [Short(tuple(ops))]
+        return ops
+
+    model = te_ops.Sequential(te_ops.ConstantScale(2.0), te_ops.Bias(size, device="cpu"))
+    x = torch.rand(size, requires_grad=True)
+    with registered("backward", fuse):
+        y = model(x)
+    with pytest.raises(RuntimeError, match=r"Short to return extra input grads for each of its 2"):
+        y.sum().backward()
+
+
+def test_routing_plan_is_built_with_the_fused_op_lists(size=8):
+    """Over alternating grad requirements, one plan per op-list build, always the selected one.
+
+    Without a fused-op cache (2.19.0) the fuser rebuilds its lists at each change; with
+    #3410's cache (2.20.2) it builds one per configuration and reselects them.
+    """
+    p, b, c = te_ops.MakeExtraOutput(), te_ops.Bias(size, device="cpu"), te_ops.AddExtraInput()
+    p.set_extra_output_channel(0, "r")
+    c.set_extra_input_channel(0, "r")
+    model = te_ops.Sequential(p, b, c)
+    plans, lists = {}, {}
+    for step in range(20):
+        x = torch.rand(size, requires_grad=step % 2 == 0)
+        y, r = model(x)
+        torch.testing.assert_close(y, 2 * x + b.bias)
+        fuser = model._module_groups[0]
+        plan = fuser._routing_plan
+        assert [(s.op, s.basic_op_idxs) for s in plan.forward] == fuser._forward_ops
+        assert [(s.op, s.basic_op_idxs) for s in plan.backward] == fuser._backward_ops
+        plans[id(plan)], lists[id(fuser._forward_ops)] = plan, fuser._forward_ops
+    assert len(plans) == len(lists)
+    cached = hasattr(model._module_groups[0], "_fused_ops_cache")
+    assert len(plans) == (2 if cached else 20)

@@ -1,5 +1,11 @@
 """Per-step cost of te.ops.Sequential forward+backward, channel- vs caller-routed.
 
+Models: a residual block, a three-way fan-out and a 16-op chain, each trained with a plain
+forward and backward per step; and the residual block under two alternating configurations,
+activation recompute (a no-grad forward before each grad forward) and a grad-requirement
+flip (the input requires grad every other call), which make the fuser switch fusion
+configurations.
+
 Run with the python of a venv that has TE installed. Prints one JSON object:
 {model: {"channels": seconds_per_step, "caller": seconds_per_step}} (medians over
 `--repeats` timed blocks of `--steps` steps, channel and caller blocks interleaved).
@@ -97,16 +103,44 @@ def chain16(device, size, n=8):
     return channels, caller
 
 
-MODELS = {"residual": residual, "fanout3": fanout, "chain16": chain16}
+def train_step(fn, x, dy):
+    """Forward and backward."""
+    fn(x).backward(dy)
 
 
-def timed(fn, x, dy, steps, sync):
-    start = time.perf_counter()
+def recompute_step(fn, x, dy):
+    """Full activation recompute: a no-grad forward, then a grad forward and backward."""
+    with torch.no_grad():
+        fn(x)
+    fn(x).backward(dy)
+
+
+def grad_flip_step(fn, x, dy):
+    """Two steps, the input requiring grad in one and not in the other.
+
+    The first op that needs backward changes between the two calls, so the fuser switches
+    fusion configurations each call.
+    """
+    fn(x).backward(dy)
+    fn(x.detach()).backward(dy)
+
+
+# name: (model, step). The alternating-configuration models run the residual block.
+MODELS = {
+    "residual": (residual, train_step),
+    "fanout3": (fanout, train_step),
+    "chain16": (chain16, train_step),
+    "recompute": (residual, recompute_step),
+    "gradflip": (residual, grad_flip_step),
+}
+
+
+def timed(fn, step, x, dy, steps, sync, clock):
+    start = clock()
     for _ in range(steps):
-        y = fn(x)
-        y.backward(dy)
+        step(fn, x, dy)
     sync()
-    return (time.perf_counter() - start) / steps
+    return (clock() - start) / steps
 
 
 def main() -> None:
@@ -118,20 +152,23 @@ def main() -> None:
     args = p.parse_args()
     device = torch.device(args.device)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    # On CPU tensors the step is CPU work in this process: count its CPU time, which other
+    # processes on the machine disturb far less than wall time. CUDA steps need wall time.
+    clock = time.perf_counter if device.type == "cuda" else time.process_time
     torch.manual_seed(0)
     out = {}
-    for name, make in MODELS.items():
+    for name, (make, step) in MODELS.items():
         channels, caller = make(device, args.size)
         x = torch.rand((8, args.size), device=device, requires_grad=True)
         dy = torch.rand((8, args.size), device=device)
         # Same results before timing
         torch.testing.assert_close(channels(x), caller(x))
         for fn in (channels, caller):
-            timed(fn, x, dy, max(args.steps // 4, 5), sync)  # warm-up
+            timed(fn, step, x, dy, max(args.steps // 4, 5), sync, clock)  # warm-up
         times = {"channels": [], "caller": []}
         for _ in range(args.repeats):
-            times["channels"].append(timed(channels, x, dy, args.steps, sync))
-            times["caller"].append(timed(caller, x, dy, args.steps, sync))
+            times["channels"].append(timed(channels, step, x, dy, args.steps, sync, clock))
+            times["caller"].append(timed(caller, step, x, dy, args.steps, sync, clock))
         out[name] = {k: statistics.median(v) for k, v in times.items()}
     print(json.dumps(out))
 
