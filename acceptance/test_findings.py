@@ -330,14 +330,17 @@ def test_alias_fanout_in_place_and_plain(size=8):
     torch.testing.assert_close(x.grad, torch.full((size,), 3.0))
 
 
-def test_alias_in_place_consumers_write_into_own_copies(size=8):
-    """Each in-place consumer of a channel writes into its own copy, never the producer's."""
+def test_alias_unfused_in_place_consumers_add_out_of_place(size=8):
+    """An unfused in-place consumer of a channel reads the producer's tensor, writes nothing."""
     seen = []
 
     class Add(te_ops.AddExtraInput):
         def fuser_forward(self, ctxs, x, *, basic_op_extra_inputs, **kw):
-            seen.append(basic_op_extra_inputs[0][0].data_ptr())
-            return super().fuser_forward(ctxs, x, basic_op_extra_inputs=basic_op_extra_inputs, **kw)
+            out, extra = super().fuser_forward(
+                ctxs, x, basic_op_extra_inputs=basic_op_extra_inputs, **kw
+            )
+            seen.append((basic_op_extra_inputs[0][0].data_ptr(), out.data_ptr()))
+            return out, extra
 
     p, c1, c2 = te_ops.MakeExtraOutput(), Add(in_place=True), Add(in_place=True)
     p.set_extra_output_channel(0, "r", output_to_caller=False)
@@ -348,7 +351,44 @@ def test_alias_in_place_consumers_write_into_own_copies(size=8):
     y = te_ops.Sequential(p, te_ops.ConstantScale(2.0), c1, c2)(x)
     torch.testing.assert_close(x.detach(), x_before, rtol=0, atol=0)
     torch.testing.assert_close(y, 4 * x_before)
-    assert x.data_ptr() not in seen and len(set(seen)) == 2
+    assert [read for read, _ in seen] == [x.data_ptr()] * 2  # no copies
+    assert x.data_ptr() not in [written for _, written in seen]
+
+
+def test_alias_fused_in_place_consumer_gets_own_copy(size=8):
+    """A fused op that writes into a channel-bound extra input writes into a copy."""
+    written = []
+
+    class ScaleAddInPlace(te_ops.FusedOperation):
+        def __init__(self, ops):
+            super().__init__(ops)
+
+        def fuser_forward(self, ctxs, x, *, basic_op_extra_inputs, **kw):
+            out = basic_op_extra_inputs[1][0].detach()
+            out += self.basic_ops[0].scale * x
+            written.append(out.data_ptr())
+            return out, [(), ()]
+
+    def fuse(ops, **unused):
+        if len(ops) >= 3 and isinstance(ops[1], te_ops.ConstantScale):
+            return [ops[0], ScaleAddInPlace(tuple(ops[1:3])), *ops[3:]]
+        return ops
+
+    p, s_, a = (
+        te_ops.MakeExtraOutput(),
+        te_ops.ConstantScale(2.0),
+        te_ops.AddExtraInput(in_place=True),
+    )
+    p.set_extra_output_channel(0, "r")
+    a.set_extra_input_channel(0, "r")
+    x = torch.rand(size)
+    x_before = x.clone()
+    with registered("forward", fuse):
+        y, r = te_ops.Sequential(p, s_, a)(x)
+    assert len(written) == 1 and written[0] not in (x.data_ptr(), r.data_ptr())
+    torch.testing.assert_close(x, x_before, rtol=0, atol=0)
+    torch.testing.assert_close(r, x_before, rtol=0, atol=0)
+    torch.testing.assert_close(y, 3 * x_before)
 
 
 def test_alias_in_place_producer_keeps_caller_grad(size=8):
@@ -456,26 +496,45 @@ def test_fused_backward_with_too_few_entries_is_named(size=8):
         y.sum().backward()
 
 
-def test_routing_plan_is_built_with_the_fused_op_lists(size=8):
-    """Over alternating grad requirements, one plan per op-list build, always the selected one.
+def test_fusion_plan_is_built_with_the_fused_op_lists(size=8):
+    """Over alternating grad requirements, the fusion plan is always the selected one.
 
-    Without a fused-op cache (2.19.0) the fuser rebuilds its lists at each change; with
-    #3410's cache (2.20.2) it builds one per configuration and reselects them.
+    Without a fused-op cache (2.19.0) the fuser builds new lists, and a new plan, at each
+    change; with #3410's cache (2.20.2) it builds one plan per configuration and reselects it.
     """
     p, b, c = te_ops.MakeExtraOutput(), te_ops.Bias(size, device="cpu"), te_ops.AddExtraInput()
     p.set_extra_output_channel(0, "r")
     c.set_extra_input_channel(0, "r")
     model = te_ops.Sequential(p, b, c)
-    plans, lists = {}, {}
+    plans = {}
     for step in range(20):
         x = torch.rand(size, requires_grad=step % 2 == 0)
         y, r = model(x)
         torch.testing.assert_close(y, 2 * x + b.bias)
         fuser = model._module_groups[0]
-        plan = fuser._routing_plan
+        plan = fuser._fusion_plan
         assert [(s.op, s.basic_op_idxs) for s in plan.forward] == fuser._forward_ops
         assert [(s.op, s.basic_op_idxs) for s in plan.backward] == fuser._backward_ops
-        plans[id(plan)], lists[id(fuser._forward_ops)] = plan, fuser._forward_ops
-    assert len(plans) == len(lists)
+        plans[id(plan)] = plan
     cached = hasattr(model._module_groups[0], "_fused_ops_cache")
     assert len(plans) == (2 if cached else 20)
+
+
+def test_fusion_plan_with_activation_recompute(size=8):
+    """No-grad and grad forward passes alternate; the router still gets its gradient."""
+    router, bias, scale = Router(size), te_ops.Bias(size, device="cpu"), ScaleRows()
+    router.set_extra_output_channel(0, "probs", output_to_caller=False)
+    scale.set_extra_input_channel(0, "probs")
+    model = te_ops.Sequential(router, bias, scale)
+    x, dy = torch.randn(5, size), torch.rand(5, size)
+    w = router.weight.detach().clone().requires_grad_(True)
+    b = bias.bias.detach().clone().requires_grad_(True)
+    y_ref = (x + b) * torch.sigmoid(x @ w).unsqueeze(-1)
+    dw_ref, db_ref = torch.autograd.grad(y_ref, (w, b), dy)
+    for _ in range(3):
+        with torch.no_grad():
+            torch.testing.assert_close(model(x), y_ref.detach())
+        router.weight.grad = bias.bias.grad = None
+        model(x).backward(dy)
+        torch.testing.assert_close(router.weight.grad, dw_ref)
+        torch.testing.assert_close(bias.bias.grad, db_ref)
