@@ -496,28 +496,51 @@ def test_fused_backward_with_too_few_entries_is_named(size=8):
         y.sum().backward()
 
 
-def test_fusion_plan_is_built_with_the_fused_op_lists(size=8):
+@pytest.mark.parametrize("fused", [False, True])
+def test_fusion_plan_is_built_with_the_fused_op_lists(fused, size=8):
     """Over alternating grad requirements, the fusion plan is always the selected one.
 
-    Without a fused-op cache (2.19.0) the fuser builds new lists, and a new plan, at each
-    change; with #3410's cache (2.20.2) it builds one plan per configuration and reselects it.
+    Unfused, both configurations have the same ops and keep one plan. With a fusion that
+    makes new fused ops at each build, 2.19.0 builds new lists, and a new plan, at each
+    change; with #3410's cache (2.20.2) the fuser builds one plan per configuration and
+    reselects it.
     """
+
+    class Fused(te_ops.FusedOperation):
+        def __init__(self, ops):
+            super().__init__(ops)
+
+        def fuser_forward(self, ctxs, x, **kw):
+            return 2 * x + self.basic_ops[1].bias, [(x,), (), ()]
+
+        def fuser_backward(self, ctxs, dy, *, basic_op_grad_extra_outputs):
+            (dr,) = basic_op_grad_extra_outputs[0]
+            return 2 * dy + dr, [(), (dy,), ()], [(), (), (dy,)]
+
+    def fuse(ops, **unused):
+        return [Fused(tuple(ops))] if len(ops) == 3 else ops
+
     p, b, c = te_ops.MakeExtraOutput(), te_ops.Bias(size, device="cpu"), te_ops.AddExtraInput()
     p.set_extra_output_channel(0, "r")
     c.set_extra_input_channel(0, "r")
     model = te_ops.Sequential(p, b, c)
     plans = {}
-    for step in range(20):
-        x = torch.rand(size, requires_grad=step % 2 == 0)
-        y, r = model(x)
-        torch.testing.assert_close(y, 2 * x + b.bias)
-        fuser = model._module_groups[0]
-        plan = fuser._fusion_plan
-        assert [(s.op, s.basic_op_idxs) for s in plan.forward] == fuser._forward_ops
-        assert [(s.op, s.basic_op_idxs) for s in plan.backward] == fuser._backward_ops
-        plans[id(plan)] = plan
+    with registered("forward_backward", fuse) if fused else contextlib.nullcontext():
+        for step in range(20):
+            x = torch.rand(size, requires_grad=step % 2 == 0)
+            y, r = model(x)
+            torch.testing.assert_close(y, 2 * x + b.bias)
+            if x.requires_grad:
+                dy, dr = torch.rand(size), torch.rand(size)
+                torch.autograd.backward((y, r), (dy, dr))
+                torch.testing.assert_close(x.grad, 2 * dy + dr)
+            fuser = model._module_groups[0]
+            plan = fuser._fusion_plan
+            assert [(s.op, s.basic_op_idxs) for s in plan.forward] == fuser._forward_ops
+            assert [(s.op, s.basic_op_idxs) for s in plan.backward] == fuser._backward_ops
+            plans[id(plan)] = plan
     cached = hasattr(model._module_groups[0], "_fused_ops_cache")
-    assert len(plans) == (2 if cached else 20)
+    assert len(plans) == ((2 if cached else 20) if fused else 1)
 
 
 def test_fusion_plan_with_activation_recompute(size=8):
