@@ -17,8 +17,13 @@ an unpatched venv, interleaved, and reports ratios.
 from __future__ import annotations
 
 import argparse
+import ctypes
+import gc
 import json
+import os
 import statistics
+import subprocess
+import tempfile
 import time
 
 import torch  # before transformer_engine
@@ -143,18 +148,80 @@ def timed(fn, step, x, dy, steps, sync, clock):
     return (clock() - start) / steps
 
 
+CALLGRIND_CLIENT = r"""
+#include <valgrind/callgrind.h>
+void te_series_start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void te_series_zero(void) { CALLGRIND_ZERO_STATS; }
+void te_series_dump(const char *label) { CALLGRIND_DUMP_STATS_AT(label); }
+"""
+
+
+def callgrind_client() -> ctypes.CDLL:
+    """Callgrind's client requests (start instrumentation, zero, dump), from C."""
+    tmp = tempfile.mkdtemp(prefix="te-series-cg-")
+    src, lib = os.path.join(tmp, "cg.c"), os.path.join(tmp, "cg.so")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write(CALLGRIND_CLIENT)
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", lib, src], check=True)
+    return ctypes.CDLL(lib)
+
+
+def count_instructions(args, device) -> None:
+    """Run under callgrind: one dump of `steps` steps per model and routing.
+
+    Instruction counts do not depend on what else the machine is doing, so one run per
+    build gives stable ratios where timings are too noisy. The driver reads the dumps.
+    """
+    torch.set_num_threads(1)
+    cg = callgrind_client()
+    runs = []
+    for name, (make, step) in MODELS.items():
+        channels, caller = make(device, args.size)
+        x = torch.rand((8, args.size), device=device, requires_grad=True)
+        dy = torch.rand((8, args.size), device=device)
+        torch.testing.assert_close(channels(x), caller(x))
+        for routing, fn in (("channels", channels), ("caller", caller)):
+            for _ in range(5):  # warm-up
+                step(fn, x, dy)
+            runs.append((f"{name}:{routing}", fn, step, x, dy))
+    cg.te_series_start()
+    for label, fn, step, x, dy in runs:
+        # As timeit does: no cyclic GC in the measured steps, whose collections would
+        # depend on everything the process allocated before
+        gc.collect()
+        gc.disable()
+        cg.te_series_zero()
+        for _ in range(args.steps):
+            step(fn, x, dy)
+        cg.te_series_dump(label.encode())
+        gc.enable()
+    print(json.dumps({"steps": args.steps, "labels": [run[0] for run in runs]}))
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--device", default="cpu")
     p.add_argument("--size", type=int, default=64)
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument(
+        "--instructions",
+        action="store_true",
+        help="under `valgrind --tool=callgrind --instr-atstart=no`: dump instruction counts",
+    )
     args = p.parse_args()
+    if args.instructions:
+        count_instructions(args, torch.device("cpu"))
+        return
     device = torch.device(args.device)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    # On CPU tensors the step is CPU work in this process: count its CPU time, which other
-    # processes on the machine disturb far less than wall time. CUDA steps need wall time.
-    clock = time.perf_counter if device.type == "cuda" else time.process_time
+    # On CPU tensors the step is Python and small-tensor work on this thread: run it on one
+    # thread (no idle intra-op workers spinning) and count this thread's CPU time, which
+    # other processes on the machine disturb far less than wall time. CUDA steps need wall
+    # time.
+    if device.type == "cpu":
+        torch.set_num_threads(1)
+    clock = time.perf_counter if device.type == "cuda" else time.thread_time
     torch.manual_seed(0)
     out = {}
     for name, (make, step) in MODELS.items():

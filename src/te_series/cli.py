@@ -94,6 +94,11 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--baseline-path", help="PYTHONPATH prefix for the unpatched runs")
     sp.add_argument("--patched-path", help="PYTHONPATH prefix for the patched runs")
     sp.add_argument("--json", help="also write the per-round ratios here")
+    sp.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count instructions per step under callgrind instead of timing (CPU)",
+    )
     return p
 
 
