@@ -355,42 +355,6 @@ def test_alias_unfused_in_place_consumers_add_out_of_place(size=8):
     assert x.data_ptr() not in [written for _, written in seen]
 
 
-def test_alias_fused_in_place_consumer_gets_own_copy(size=8):
-    """A fused op that writes into a channel-bound extra input writes into a copy."""
-    written = []
-
-    class ScaleAddInPlace(te_ops.FusedOperation):
-        def __init__(self, ops):
-            super().__init__(ops)
-
-        def fuser_forward(self, ctxs, x, *, basic_op_extra_inputs, **kw):
-            out = basic_op_extra_inputs[1][0].detach()
-            out += self.basic_ops[0].scale * x
-            written.append(out.data_ptr())
-            return out, [(), ()]
-
-    def fuse(ops, **unused):
-        if len(ops) >= 3 and isinstance(ops[1], te_ops.ConstantScale):
-            return [ops[0], ScaleAddInPlace(tuple(ops[1:3])), *ops[3:]]
-        return ops
-
-    p, s_, a = (
-        te_ops.MakeExtraOutput(),
-        te_ops.ConstantScale(2.0),
-        te_ops.AddExtraInput(in_place=True),
-    )
-    p.set_extra_output_channel(0, "r")
-    a.set_extra_input_channel(0, "r")
-    x = torch.rand(size)
-    x_before = x.clone()
-    with registered("forward", fuse):
-        y, r = te_ops.Sequential(p, s_, a)(x)
-    assert len(written) == 1 and written[0] not in (x.data_ptr(), r.data_ptr())
-    torch.testing.assert_close(x, x_before, rtol=0, atol=0)
-    torch.testing.assert_close(r, x_before, rtol=0, atol=0)
-    torch.testing.assert_close(y, 3 * x_before)
-
-
 def test_alias_in_place_producer_keeps_caller_grad(size=8):
     """MakeExtraOutput(in_place=True) on a channel does not add into the caller's dy."""
     mk, add = te_ops.MakeExtraOutput(in_place=True), te_ops.AddExtraInput()
