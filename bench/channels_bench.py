@@ -1,6 +1,7 @@
 """Per-step cost of te.ops.Sequential forward+backward, channel- vs caller-routed.
 
-Models: a residual block, a three-way fan-out and a 16-op chain, each trained with a plain
+Models: a 16-op chain without channels (its "caller-routed" twin is the same model), a
+residual block, a three-way fan-out and a 16-op chain of channels, each trained with a plain
 forward and backward per step; and the residual block under two alternating configurations,
 activation recompute (a no-grad forward before each grad forward) and a grad-requirement
 flip (the input requires grad every other call), which make the fuser switch fusion
@@ -108,6 +109,23 @@ def chain16(device, size, n=8):
     return channels, caller
 
 
+def plain16(device, size, n=8):
+    """No channels: eight ConstantScale and Bias pairs. What every te.ops user pays."""
+
+    def ops():
+        out = []
+        for _ in range(n):
+            out += [te_ops.ConstantScale(0.5), te_ops.Bias(size, device=device)]
+        return out
+
+    channels = te_ops.Sequential(*ops())
+    caller = te_ops.Sequential(*ops())
+    for a, b in zip(channels.parameters(), caller.parameters()):
+        with torch.no_grad():
+            b.copy_(a)
+    return channels, caller
+
+
 def train_step(fn, x, dy):
     """Forward and backward."""
     fn(x).backward(dy)
@@ -132,6 +150,7 @@ def grad_flip_step(fn, x, dy):
 
 # name: (model, step). The alternating-configuration models run the residual block.
 MODELS = {
+    "plain16": (plain16, train_step),
     "residual": (residual, train_step),
     "fanout3": (fanout, train_step),
     "chain16": (chain16, train_step),
