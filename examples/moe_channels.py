@@ -24,9 +24,10 @@ class Router(te_ops.BasicOperation):
 
     num_extra_outputs = 2
 
-    def __init__(self, hidden: int, split_sizes: list[int], device="cuda") -> None:
+    def __init__(self, hidden: int, split_sizes: list[int], device="cuda", dtype=None) -> None:
         super().__init__()
-        self.weight = torch.nn.Parameter(torch.randn(hidden, device=device) / hidden**0.5)
+        weight = torch.randn(hidden, device=device, dtype=dtype) / hidden**0.5
+        self.weight = torch.nn.Parameter(weight)
         self.register_buffer("split_sizes", torch.tensor(split_sizes, device=device))
 
     def op_forward(self, *args, **kwargs):
@@ -64,7 +65,7 @@ def build(num_experts=8, hidden=1024, ffn=2048, tokens=4096, dtype=torch.bfloat1
     split_sizes[-1] += tokens - sum(split_sizes)
 
     # Channel-routed: the caller passes only x.
-    router = Router(hidden, split_sizes)
+    router = Router(hidden, split_sizes, dtype=dtype)
     fc1, act, fc2 = experts(num_experts, hidden, ffn, dtype)
     router.set_extra_output_channel(0, "split_sizes", output_to_caller=False)
     router.set_extra_output_channel(1, "probs", output_to_caller=False)
