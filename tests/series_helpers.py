@@ -69,6 +69,7 @@ def isolated(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("TE_SERIES_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)  # not inside this checkout (TE_SERIES_ROOT names the project)
     return cfg
 
 

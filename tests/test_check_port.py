@@ -128,6 +128,9 @@ def test_check_lints_pr_groups(project, upstream):
     assert "PR 'empty' has no patches" in problems
     assert "PR 'empty' has no description patches/pr/empty.md" in problems
     assert "patches/pr/second.md lacks TE's template line '## Type of change'" in problems
+    series.series_file.write_text(f"# pr: first\n{a}\n# PR: second\n{b}\n")
+    problems = "\n".join(check_mod.lint_groups(series))
+    assert "line 3: '# PR: second' is a comment, not a PR marker" in problems
 
 
 def test_pypi_base_applies_package_hunks_and_reports_absent(project, upstream, tmp_path, capsys):
@@ -226,6 +229,16 @@ def test_port_patches_apply_edit_and_export(project, upstream, tmp_path, capsys)
     rc, out = te("export", "--port", "10.0.0", capsys=capsys)
     assert rc == 0, out
     ps = series.port_series("10.0.0")
+    # M5: each message names the verb for the port tree.
+    rc, out = te("port", "--release", "10.0.0", "--edit", capsys=capsys)
+    assert rc == 2 and "Export its work first (te-series export --port 10.0.0)" in out
+    rc, out = te("export", "--port", "9.9.9", capsys=capsys)
+    assert rc == 2 and "Make it first: te-series port --edit --release 9.9.9" in out
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/reword/", "GIT_EDITOR": "sed -i s/list/List/"}
+    sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=tree, env=env)  # a ported series commit
+    rc, out = te("export", "--port", "10.0.0", capsys=capsys)
+    assert rc == 2 and "Port patches go on top of it" in out
+    sh("git", "reset", "-q", "--hard", "ORIG_HEAD", cwd=tree)
     assert ps.names() == ["0001-PyTorch-Keep-NEW-in-step.patch"]
     save(project)
     # The port (and --out) now carries it; check lints it and applies it.

@@ -28,7 +28,6 @@ from .core import (
     PatchFailed,
     Series,
     SeriesError,
-    State,
     apply_patches,
     build_aside,
     check_pypi_blobs,
@@ -38,6 +37,7 @@ from .core import (
     git_run,
     init_pypi_base,
     load_series,
+    new_state,
     progress,
     read_state,
     rel,
@@ -56,7 +56,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     target_wheel = release_wheel(release, series)  # an unknown release fails here, first
     base = init_pypi_base(dest, release_wheel(base_release, series), base_release)
     names = series.names()
-    state = State("pypi", base, rel(series.dir, series.root), names, release=base_release)
+    state = new_state("pypi", base, series, names, release=base_release)
     write_state(dest, state)
     check_pypi_blobs(dest, series)
     apply_patches(dest, series, state, include=PYPI_PREFIX + "*")
@@ -85,7 +85,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     top = git("rev-parse", "HEAD", cwd=dest).strip()
     ps = series.port_series(release)
     port_names = ps.names()
-    state = State("port", top, rel(ps.dir, series.root), port_names, release=release, target=target)
+    state = new_state("port", top, ps, port_names, release=release, target=target)
     write_state(dest, state)
     if port_patches and port_names:
         progress(f"{len(port_names)} port patch(es) for {release}")
