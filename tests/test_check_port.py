@@ -340,3 +340,18 @@ def test_check_flags_a_stale_port_patch(project, upstream, tmp_path, capsys):
     assert "does not apply" not in problems
     assert "made against blob" in problems and "te-series export --port 10.0.0" in problems
 
+
+def test_build_and_test_refuse_before_any_venv_work(project, upstream, capsys, monkeypatch):
+    """M9: an unknown release fails before a venv exists; M10: test needs an importable TE."""
+    make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    rc, out = te("build", "--release", "7.7.7", "--baseline", capsys=capsys)
+    assert rc == 2 and "could not download transformer-engine==7.7.7" in out
+    assert not (project.parent / "cache" / "venv-7.7.7").exists()
+    # A .venv without TE (the tool's own venv): test refuses instead of failing in conftest.
+    (project / ".venv" / "bin").mkdir(parents=True)
+    py = project / ".venv" / "bin" / "python"
+    py.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    py.chmod(0o755)
+    rc, out = te("test", capsys=capsys)
+    assert rc == 2 and ".venv/ has no working build of TE 9.9.9" in out
