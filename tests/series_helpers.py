@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -231,3 +232,13 @@ def make_wheel(upstream: Path, dest: Path, version="9.9.9", override=None) -> Pa
             zf.writestr(rel, (override or {}).get(rel, path.read_text()))
         zf.writestr(f"transformer_engine-{version}.dist-info/METADATA", f"Version: {version}\n")
     return wheel
+
+
+def python_without_packages(where: Path) -> Path:
+    """This Python with site-packages switched off (-S): no torch, no TE, whatever this venv
+    holds (`te-series test` runs these tests in the built venv, where both import)."""
+    where.mkdir(parents=True, exist_ok=True)
+    py = where / "python"
+    py.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
+    py.chmod(0o755)
+    return py

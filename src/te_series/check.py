@@ -198,9 +198,9 @@ def cpu_tests(tree: Path) -> tuple[bool, str]:
 
 
 def need_built_te() -> None:
-    """--tests runs TE's CPU tests with this Python: it needs torch and TE's extension."""
+    """--tests runs TE's CPU tests with this Python: it needs torch and a built TE."""
     proc = subprocess.run(
-        [sys.executable, "-c", "import torch, transformer_engine_torch"],
+        [sys.executable, "-c", "import torch, transformer_engine.pytorch"],
         capture_output=True,
         text=True,
         check=False,
