@@ -304,8 +304,8 @@ def plan(
             raise SeriesError(
                 f"{rel(tree, root)}/ was applied on {state.base[:12]}, but "
                 f"{rel(series.base_file, root)} says {base_commit[:12]}. Rebuild fork/ "
-                "(te-series apply --force, which keeps the old fork/ whole in a backup), or "
-                "move it with te-series rebase --onto COMMIT."
+                "(te-series apply --force --te-src PATH, which keeps the old fork/ whole in a "
+                "backup), or move it with te-series rebase --onto COMMIT."
             )
     revs, noted = own_commits(tree, root, state)
     entries = series.entries()
