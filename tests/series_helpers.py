@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -69,13 +71,12 @@ def isolated(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("TE_SERIES_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)  # not inside this checkout (TE_SERIES_ROOT names the project)
     return cfg
 
 
-@pytest.fixture
-def upstream(tmp_path: Path) -> Path:
+def make_upstream(repo: Path) -> Path:
     """A tiny 'TE' with a package file, a test file and a pylintrc."""
-    repo = tmp_path / "upstream"
     repo.mkdir()
     sh("git", "init", "-q", "-b", "main", cwd=repo)
     commit(
@@ -89,6 +90,35 @@ def upstream(tmp_path: Path) -> Path:
         "base",
     )
     return repo
+
+
+# Built once per test session and copied into each test's tmp_path: the repositories are
+# the same for every test (one upstream, so one base commit), and copying them is faster
+# than making them.
+TEMPLATE: dict[str, Path] = {}
+
+
+def template(tmp_path_factory) -> Path:
+    """upstream/, proj/ (empty series) and three/ (THREE applied, exported, with fork/)."""
+    if "dir" not in TEMPLATE:
+        d = tmp_path_factory.mktemp("template")
+        up = make_upstream(d / "upstream")
+        make_project(d / "proj", up)
+        three = copy_in(d / "proj", d / "three")
+        make_series(three, up, THREE)
+        TEMPLATE["dir"] = d
+    return TEMPLATE["dir"]
+
+
+def copy_in(src: Path, dest: Path) -> Path:
+    shutil.copytree(src, dest, symlinks=True)
+    return dest
+
+
+@pytest.fixture
+def upstream(tmp_path: Path, tmp_path_factory) -> Path:
+    """A tiny 'TE' with a package file, a test file and a pylintrc."""
+    return copy_in(template(tmp_path_factory) / "upstream", tmp_path / "upstream")
 
 
 BASE_TOML = """\
@@ -110,10 +140,8 @@ placeholder_identity = "{placeholder}"
 """
 
 
-@pytest.fixture
-def project(tmp_path: Path, upstream: Path, monkeypatch) -> Path:
+def make_project(proj: Path, upstream: Path) -> Path:
     """A te-series checkout (a git repo) whose base.toml pins the synthetic upstream."""
-    proj = tmp_path / "proj"
     (proj / "patches").mkdir(parents=True)
     base = sh("git", "rev-parse", "HEAD", cwd=upstream).strip()
     (proj / "patches" / "base.toml").write_text(
@@ -122,6 +150,13 @@ def project(tmp_path: Path, upstream: Path, monkeypatch) -> Path:
     (proj / "patches" / "series").write_text("# order\n")
     sh("git", "init", "-q", "-b", "main", cwd=proj)
     commit(proj, {}, "project")
+    return proj
+
+
+@pytest.fixture
+def project(tmp_path: Path, upstream: Path, monkeypatch, tmp_path_factory) -> Path:
+    """A te-series checkout (a git repo) whose base.toml pins the synthetic upstream."""
+    proj = copy_in(template(tmp_path_factory) / "proj", tmp_path / "proj")
     monkeypatch.setenv("TE_SERIES_ROOT", str(proj))
     return proj
 
@@ -152,9 +187,13 @@ THREE = [
 
 
 @pytest.fixture
-def three(project: Path, upstream: Path) -> Series:
+def three(project: Path, upstream: Path, tmp_path_factory) -> Series:
     """A three-patch series; patch 2 is the one that touches fuser.py."""
-    return make_series(project, upstream, THREE)
+    shutil.rmtree(project)
+    copy_in(template(tmp_path_factory) / "three", project)
+    # fork/ was cloned from the template's upstream: point it at this test's copy.
+    sh("git", "remote", "set-url", "origin", str(upstream), cwd=project / "fork")
+    return Series(project / "patches", project)
 
 
 def move_upstream(project: Path, upstream: Path, files: dict[str, str]) -> str:
@@ -193,3 +232,13 @@ def make_wheel(upstream: Path, dest: Path, version="9.9.9", override=None) -> Pa
             zf.writestr(rel, (override or {}).get(rel, path.read_text()))
         zf.writestr(f"transformer_engine-{version}.dist-info/METADATA", f"Version: {version}\n")
     return wheel
+
+
+def python_without_packages(where: Path) -> Path:
+    """This Python with site-packages switched off (-S): no torch, no TE, whatever this venv
+    holds (`te-series test` runs these tests in the built venv, where both import)."""
+    where.mkdir(parents=True, exist_ok=True)
+    py = where / "python"
+    py.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
+    py.chmod(0o755)
+    return py

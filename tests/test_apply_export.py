@@ -148,9 +148,11 @@ def test_interrupted_apply_says_where_and_export_refuses(
     assert rc == 130
     assert "interrupted" in out and "fork/: 1 of 3 patch(es)" in out
     assert "te-series apply --continue" in out
+    assert "patches/ was not written" in out and "all at once" not in out  # m3
     monkeypatch.setattr(core, "am", real_am)
     rc, out = te("export", capsys=capsys)
     assert rc == 2 and "holds only 1 of the 3 patches" in out
+    assert "Apply the rest first: te-series apply --continue." in out and "fix" not in out
     assert patch_bytes(three) == before
     assert te("apply", "--continue")[0] == 0
     assert te("export")[0] == 0
@@ -199,22 +201,37 @@ def test_corrupt_base_toml_is_a_clear_error(project, upstream, capsys, text, say
     assert "Traceback" not in out
 
 
-def test_force_keeps_unexported_commit_and_untracked_file(three, project, upstream, capsys):
+def test_force_keeps_the_old_fork_whole(three, project, upstream, capsys):
+    """D3: commits, a stash, a tag-only commit, ignored and untracked files, a nested repo."""
     fork = project / "fork"
     wip = commit(fork, {"tests/wip.py": "WIP = 1\n"}, msg("Work in progress"))
+    (fork / "tests/test_fuser.py").write_text("stashed = 1\n")
+    sh("git", "stash", "-q", cwd=fork)
+    tree = sh("git", "rev-parse", "HEAD^{tree}", cwd=fork).strip()
+    tagged = sh("git", "commit-tree", "-p", "HEAD", "-m", "tag-only work", tree, cwd=fork).strip()
+    sh("git", "tag", "keep", tagged, cwd=fork)
+    (fork / ".git" / "info" / "exclude").write_text("*.log\n")
+    (fork / "build.log").write_text("ignored\n")
     (fork / "notes.txt").write_text("my notes\n")
+    sh("git", "init", "-q", str(fork / "scratch"), cwd=fork)
+    (fork / "scratch" / "x.txt").write_text("nested\n")
     (fork / "tests/test_fuser.py").write_text("edited = 1\n")
     rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
     assert rc == 0, out
-    assert ".te-series-backup/" in out
     (backup,) = (project / ".te-series-backup").iterdir()
-    assert (backup / "fork.untracked" / "notes.txt").read_text() == "my notes\n"
-    bundle = backup / "fork.bundle"
-    assert f"git -C fork fetch ../.te-series-backup/{backup.name}/fork.bundle" in out
-    sh("git", "fetch", "-q", str(bundle), "refs/*:refs/backup/*", cwd=fork)
+    kept = backup / "fork"
+    assert f"fork/ moved whole to .te-series-backup/{backup.name}/fork/" in out
+    assert f"git -C fork fetch ../.te-series-backup/{backup.name}/fork" in out
+    assert (kept / "notes.txt").read_text() == "my notes\n"
+    assert (kept / "build.log").read_text() == "ignored\n"
+    assert (kept / "scratch" / "x.txt").read_text() == "nested\n"
+    assert (kept / "tests/test_fuser.py").read_text() == "edited = 1\n"
+    sh("git", "fetch", "-q", str(kept), "refs/*:refs/backup/*", cwd=fork)
     assert sh("git", "log", "-1", "--format=%s", wip, cwd=fork).strip().endswith("in progress")
-    edit = sh("git", "show", "refs/backup/te-series-backup/worktree:tests/test_fuser.py", cwd=fork)
-    assert edit == "edited = 1\n"
+    assert sh("git", "show", "refs/backup/stash:tests/test_fuser.py", cwd=fork) == "stashed = 1\n"
+    assert sh("git", "log", "-1", "--format=%s", "refs/backup/tags/keep", cwd=fork).strip() == (
+        "tag-only work"
+    )
     assert read_state(fork).complete
 
 
@@ -286,8 +303,7 @@ def test_export_dry_run_writes_nothing(three, project, capsys):
     sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=fork)
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0
-    assert "would add 0003-PyTorch-Test-more-things.patch" in out
-    assert f"would remove {three.names()[2]}" in out
+    assert f"would rename {three.names()[2]} -> 0003-PyTorch-Test-more-things.patch" in out
     assert "would rewrite patches/series" in out
     assert patch_bytes(three) == before
     assert three.series_file.read_text() == series_text
@@ -309,7 +325,7 @@ def test_export_drop_must_be_explicit(three, project, capsys):
     assert not (three.dir / names[2]).exists()
 
 
-def test_export_keeps_comments_and_groups(project, upstream):
+def test_export_keeps_comments_and_groups(project, upstream, capsys):
     series = make_series(
         project,
         upstream,
@@ -341,7 +357,8 @@ def test_export_keeps_comments_and_groups(project, upstream):
     )
     commit(fork, {"tests/t_new.py": "NEW = 1\n"}, msg("Add new test"))
     sh("git", "rebase", "--continue", cwd=fork)
-    assert te("export", "--drop", n[3])[0] == 0
+    rc, out = te("export", "--drop", n[3], capsys=capsys)
+    assert rc == 0, out
     assert series.series_file.read_text() == (
         "# Patches in order.\n\n# pr: first\n0001-PyTorch-Add.first.test.patch\n"
         f"  # indented note\n{n[1]}\n0003-PyTorch-Add-new-test.patch\n\n"

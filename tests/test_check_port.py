@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from te_series import check as check_mod
 from te_series import port as port_mod
-from te_series.core import SeriesError, blob_id, make_tree, read_state
+from te_series.core import SeriesError, blob_id, make_tree, read_patch, read_state
 from series_helpers import (
     CONFLICTING,
     FUSER,
@@ -18,6 +20,7 @@ from series_helpers import (
     make_wheel,
     move_upstream,
     msg,
+    python_without_packages,
     save,
     sh,
     te,
@@ -27,7 +30,10 @@ from series_helpers import (
 def test_lint_reports_each_problem(project, upstream):
     bad_subject = f"Make route return a list\n\nBecause.\n\nSigned-off-by: {PLACEHOLDER}"
     no_signoff = "[PyTorch] Make route return a list\n\nBecause."
-    no_body = f"[PyTorch] Make route return a list\n\nSigned-off-by: {PLACEHOLDER}"
+    no_body = (
+        f"[PyTorch] Make route return a list\n\nSigned-off-by: {PLACEHOLDER}\n"
+        f"Signed-off-by:  {PLACEHOLDER}"
+    )
     mid_body = (
         "[PyTorch] Make route return a set\n\nBecause.\n"
         f"Signed-off-by: {PLACEHOLDER}\n\nMore prose after it, in its own paragraph.\n"
@@ -49,6 +55,7 @@ def test_lint_reports_each_problem(project, upstream):
     assert f"{names[0]}: subject" in problems
     assert f"{names[1]}: no 'Signed-off-by" in problems
     assert f"{names[2]}: the body is empty" in problems
+    assert f"{names[2]}: signed off twice by {PLACEHOLDER.lower()}" in problems
     # A sign-off in the middle of the body is no trailer.
     assert f"{names[3]}: no 'Signed-off-by" in problems
     assert "9999-stray.patch is not listed" in problems
@@ -128,6 +135,9 @@ def test_check_lints_pr_groups(project, upstream):
     assert "PR 'empty' has no patches" in problems
     assert "PR 'empty' has no description patches/pr/empty.md" in problems
     assert "patches/pr/second.md lacks TE's template line '## Type of change'" in problems
+    series.series_file.write_text(f"# pr: first\n{a}\n# PR: second\n{b}\n")
+    problems = "\n".join(check_mod.lint_groups(series))
+    assert "line 3: '# PR: second' is a comment, not a PR marker" in problems
 
 
 def test_pypi_base_applies_package_hunks_and_reports_absent(project, upstream, tmp_path, capsys):
@@ -207,6 +217,9 @@ def test_port_conflict_names_patch_and_file(project, upstream, tmp_path):
         port_mod.port_tree(series, "10.0.0", tmp_path / "port")
     assert "Make route return a list" in str(err.value)
     assert "transformer_engine/pytorch/fuser.py" in str(err.value)
+    # M4: say plainly that a port patch cannot resolve a merge conflict.
+    assert "A port patch cannot resolve this" in str(err.value)
+    assert "Add a port patch" not in str(err.value)
 
 
 def test_port_patches_apply_edit_and_export(project, upstream, tmp_path, capsys):
@@ -226,6 +239,16 @@ def test_port_patches_apply_edit_and_export(project, upstream, tmp_path, capsys)
     rc, out = te("export", "--port", "10.0.0", capsys=capsys)
     assert rc == 0, out
     ps = series.port_series("10.0.0")
+    # M5: each message names the verb for the port tree.
+    rc, out = te("port", "--release", "10.0.0", "--edit", capsys=capsys)
+    assert rc == 2 and "Export its work first (te-series export --port 10.0.0)" in out
+    rc, out = te("export", "--port", "9.9.9", capsys=capsys)
+    assert rc == 2 and "Make it first: te-series port --edit --release 9.9.9" in out
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/reword/", "GIT_EDITOR": "sed -i s/list/List/"}
+    sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=tree, env=env)  # a ported series commit
+    rc, out = te("export", "--port", "10.0.0", capsys=capsys)
+    assert rc == 2 and "Port patches go on top of it" in out
+    sh("git", "reset", "-q", "--hard", "ORIG_HEAD", cwd=tree)
     assert ps.names() == ["0001-PyTorch-Keep-NEW-in-step.patch"]
     save(project)
     # The port (and --out) now carries it; check lints it and applies it.
@@ -258,3 +281,76 @@ def test_unknown_release_says_what_exists(project, upstream, capsys, monkeypatch
     assert rc == 2 and "could not download transformer-engine==7.7.7" in out
     assert "9.9.9 (base), 10.0.0 (port target)" in out
     assert "Traceback" not in out
+
+
+def test_check_reads_non_ascii_and_non_utf8_patches(project, upstream, capsys):
+    """W4, T2: author, subject and body as git am reads them; a Latin-1 byte in a file."""
+    series = make_series(project, upstream, [])
+    fork = project / "fork"
+    (fork / "tests" / "latin.py").write_bytes(b"# caf\xe9\nX = 1\n")
+    (fork / "tests" / "my file.py").write_text("Y = 1\n")
+    (fork / "tests" / "café.py").write_text("Z = 1\n")
+    sh("git", "add", "-A", cwd=fork)
+    message = "[PyTorch] Add ü\n\nWritten by José.\n\nSigned-off-by: José Müller <jose@x.org>"
+    jose = {"GIT_AUTHOR_NAME": "José Müller", "GIT_AUTHOR_EMAIL": "jose@x.org"}
+    sh("git", "commit", "-q", "-m", message, cwd=fork, env=jose)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    (name,) = series.names()
+    info = read_patch(series.dir / name)
+    assert (info.subject, info.author) == ("[PyTorch] Add ü", "José Müller <jose@x.org>")
+    assert info.body.startswith("Written by José.")
+    paths = [(f.path, f.hunks) for f in info.files]
+    assert paths == [
+        ("tests/café.py", ["@@ -0,0 +1 @@"]),
+        ("tests/latin.py", ["@@ -0,0 +1,2 @@"]),
+        ("tests/my file.py", ["@@ -0,0 +1 @@"]),
+    ]
+    assert check_mod.lint(series) == []
+
+
+def test_check_tests_needs_a_built_te(project, upstream, capsys, monkeypatch, tmp_path):
+    make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    monkeypatch.setattr(sys, "executable", str(python_without_packages(tmp_path / "bare")))
+    rc, out = te("check", "--te-src", str(upstream), "--tests", capsys=capsys)
+    assert rc == 2 and "has no built TE" in out and "te-series build" in out
+    # A failing test run says why (its stderr), not an empty reason.
+    ok, said = check_mod.cpu_tests(project / "fork")
+    assert not ok and "No module named" in said
+
+
+def test_check_flags_a_stale_port_patch(project, upstream, tmp_path, capsys):
+    """W11: a port patch made against other files applies by offset; check says so."""
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    wheels(project, upstream, tmp_path, NEWER)
+    assert te("port", "--release", "10.0.0", "--edit")[0] == 0
+    tree = project / "fork-port" / "10.0.0"
+    ported = (tree / "transformer_engine/pytorch/fuser.py").read_text()
+    ported = ported.replace("NEW = 1", "NEW = 2")
+    commit(tree, {"transformer_engine/pytorch/fuser.py": ported}, msg("Keep NEW in step"))
+    assert te("export", "--port", "10.0.0")[0] == 0
+    save(project)
+    assert check_mod.check_ports(series) == []
+    # The release moves a line below the patched one: the patch still applies, by offset.
+    newer = NEWER.replace('"""Toy fuser."""', '"""Toy fuser."""\n\nEXTRA = 0')
+    (tmp_path / "cache" / "dist" / "transformer_engine-10.0.0-py3-none-any.whl").unlink()
+    override = {"transformer_engine/pytorch/fuser.py": newer}
+    make_wheel(upstream, tmp_path / "cache" / "dist", version="10.0.0", override=override)
+    problems = "\n".join(check_mod.check_ports(series))
+    stale = "port 10.0.0: 0001-PyTorch-Keep-NEW-in-step.patch: transformer_engine/pytorch/fuser.py"
+    assert f"{stale}: made against blob" in problems
+    assert "does not apply" not in problems
+    assert "made against blob" in problems and "te-series export --port 10.0.0" in problems
+
+
+def test_build_and_test_refuse_before_any_venv_work(project, upstream, capsys, monkeypatch):
+    """M9: an unknown release fails before a venv exists; M10: test needs an importable TE."""
+    make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    rc, out = te("build", "--release", "7.7.7", "--baseline", capsys=capsys)
+    assert rc == 2 and "could not download transformer-engine==7.7.7" in out
+    assert not (project.parent / "cache" / "venv-7.7.7").exists()
+    # A .venv without TE (the tool's own venv): test refuses instead of failing in conftest.
+    python_without_packages(project / ".venv" / "bin")
+    rc, out = te("test", capsys=capsys)
+    assert rc == 2 and ".venv/ has no working build of TE 9.9.9" in out

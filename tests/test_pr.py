@@ -66,7 +66,7 @@ def test_pr_stacked_branches_resigned_with_descriptions(three, project, upstream
     assert te("export")[0] == 0
     save(project)
     sh("git", "config", "user.name", "Jane Dev", cwd=project)
-    sh("git", "config", "user.email", "jane@example.com", cwd=project)
+    sh("git", "config", "user.email", "jane@doe.dev", cwd=project)
     rc, out = te("pr", "--te-src", str(upstream), capsys=capsys)
     assert rc == 0, out
     out_dir = project / "pr-out"
@@ -91,8 +91,9 @@ def test_pr_stacked_branches_resigned_with_descriptions(three, project, upstream
     assert sh("git", "merge-base", "--is-ancestor", "pr/values", "pr/tests", cwd=te_clone) == ""
     log = sh("git", "log", "--format=%an <%ae>|%cn|%B%x00", f"{base}..pr/tests", cwd=te_clone)
     for entry in filter(str.strip, log.split("\0")):
-        assert entry.strip().startswith("Jane Dev <jane@example.com>|Jane Dev|")
-        assert "Signed-off-by: Jane Dev <jane@example.com>" in entry
+        # W2: the patches' real author (Dev) stays; the submitter commits and signs off.
+        assert entry.strip().startswith("Dev <dev@example.com>|Jane Dev|")
+        assert "Signed-off-by: Jane Dev <jane@doe.dev>" in entry
         assert PLACEHOLDER not in entry
     assert log.count("Reviewed-by: Rev <rev@example.com>") == 1
     assert len(list((out_dir / "tests").glob("*.patch"))) == 1
@@ -104,3 +105,122 @@ def test_pr_stacked_branches_resigned_with_descriptions(three, project, upstream
     rc, out = te("pr", "--te-src", str(upstream), "--out", str(foreign), capsys=capsys)
     assert rc == 2 and "not written by te-series pr" in out
     assert (foreign / "keep.txt").exists()
+
+
+def run_pr(project, upstream, capsys, *extra, who="Jane Doe <jane@doe.dev>"):
+    return te("pr", "--te-src", str(upstream), "--identity", who, *extra, capsys=capsys)
+
+
+def pr_log(project) -> str:
+    """Authors, committers and raw messages of the PR commits (all branches)."""
+    out = project / "pr-out"
+    clone = project.parent / "prclone"
+    if not clone.exists():
+        sh("git", "clone", "-q", str(project.parent / "upstream"), str(clone), cwd=project.parent)
+    sh("git", "fetch", "-q", str(out / "pr.bundle"), "+refs/heads/pr/*:refs/heads/pr/*", cwd=clone)
+    log = ["git", "log", "--format=%an <%ae>|%cn <%ce>|%B%x00", "origin/main..pr/tests"]
+    return sh(*log, cwd=clone)
+
+
+def test_pr_removes_placeholder_sign_offs_left_in_the_body(three, project, upstream, capsys):
+    group(three, project)
+    a, b, c = three.names()
+    fork = project / "fork"
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 2s/^pick/squash/", "GIT_EDITOR": "true"}
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=env)
+    assert te("export", "--drop", b)[0] == 0
+    save(project, "squash")
+    from te_series import check as check_mod
+
+    assert "stands in the body" in "\n".join(check_mod.lint(three))
+    rc, out = run_pr(project, upstream, capsys)
+    assert rc == 0, out
+    log = pr_log(project)
+    assert "maintainers@example.invalid" not in log
+    assert log.count("Signed-off-by: Jane Doe <jane@doe.dev>") == 2
+
+
+@pytest.mark.parametrize(
+    "variant",
+    ["Signed-off-by: Project maintainers <MAINTAINERS@example.invalid>",
+     "Signed-off-by:  Project  maintainers <maintainers@example.invalid.>"],
+)  # fmt: skip
+def test_pr_replaces_placeholder_variants(three, project, upstream, capsys, variant):
+    group(three, project)
+    path = three.dir / three.names()[1]
+    path.write_text(path.read_text().replace(f"Signed-off-by: {PLACEHOLDER}", variant))
+    save(project, "variant")
+    rc, out = run_pr(project, upstream, capsys)
+    assert rc == 0, out
+    assert "maintainers@example.invalid" not in pr_log(project).lower()
+
+
+def test_pr_refuses_commits_that_still_name_the_placeholder(three, project, upstream, capsys):
+    group(three, project)
+    path = three.dir / three.names()[2]
+    path.write_text(
+        path.read_text().replace(
+            f"Signed-off-by: {PLACEHOLDER}",
+            f"Co-authored-by: {PLACEHOLDER}\nSigned-off-by: D <d@x.org>",
+        )
+    )
+    save(project, "co-author")
+    rc, out = run_pr(project, upstream, capsys)
+    assert rc == 2 and "still name the project's placeholder identity" in out
+    assert "Co-authored-by: Project maintainers" in out
+    assert not (project / "pr-out").exists()
+
+
+def test_pr_keeps_real_authors_and_replaces_the_placeholder_author(
+    three, project, upstream, capsys
+):
+    group(three, project)
+    name, email = PLACEHOLDER[:-1].split(" <")
+    path = three.dir / three.names()[0]
+    path.write_text(path.read_text().replace("From: Dev <dev@example.com>", f"From: {PLACEHOLDER}"))
+    save(project, "authors")
+    rc, out = run_pr(project, upstream, capsys)
+    assert rc == 0, out
+    authors = [e.split("|")[0].strip() for e in pr_log(project).split("\0") if e.strip()]
+    assert authors == ["Dev <dev@example.com>", "Dev <dev@example.com>", "Jane Doe <jane@doe.dev>"]
+    assert "authors: Jane Doe <jane@doe.dev> (1), Dev <dev@example.com> (2)" in out
+
+
+@pytest.mark.parametrize(
+    "who, says",
+    [
+        ("Somebody <Maintainers@Example.Invalid.>", "placeholder identity"),
+        ("Jane Doe <jane@corp.example>", "reserved domain"),
+        ("Jane Doe <jane@x.invalid>", "reserved domain"),
+    ],
+)
+def test_pr_refuses_placeholder_lookalikes_and_reserved_domains(
+    three, project, upstream, capsys, who, says
+):
+    group(three, project)
+    rc, out = run_pr(project, upstream, capsys, who=who)
+    assert rc == 2 and says in out
+    assert not (project / "pr-out").exists()
+
+
+def test_pr_summary_quotes_paths_and_messages_end_cleanly(three, project, upstream, capsys):
+    group(three, project)
+    out_dir = project.parent / "pr out"
+    rc, out = run_pr(project, upstream, capsys, "--out", str(out_dir))
+    assert rc == 0, out
+    summary = (out_dir / "SUMMARY.md").read_text()
+    assert f"git fetch '{out_dir}/pr.bundle'" in summary
+    clone = project.parent / "c"
+    sh("git", "clone", "-q", str(upstream), str(clone), cwd=project.parent)
+    sh(
+        "git",
+        "fetch",
+        "-q",
+        str(out_dir / "pr.bundle"),
+        "refs/heads/pr/*:refs/heads/pr/*",
+        cwd=clone,
+    )
+    for rev in sh("git", "rev-list", "origin/main..pr/tests", cwd=clone).split():
+        raw = sh("git", "cat-file", "commit", rev, cwd=clone)
+        if "Signed-off-by" in raw:
+            assert raw.endswith("Signed-off-by: Jane Doe <jane@doe.dev>\n"), raw

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 from series_helpers import (
+    make_wheel,
     save,
     sh,
     te,
@@ -24,3 +25,31 @@ def test_range_diff_between_revisions(three, project, upstream, tmp_path, capsys
     assert " ! 3:  " in text and "works" in text  # the reworded one
     rc, out = te("range-diff", "no-such-rev", "--te-src", str(upstream), capsys=capsys)
     assert rc == 2 and "not a revision" in out
+
+
+def test_range_diff_on_pypi_base_says_what_it_leaves_out(three, project, upstream, tmp_path):
+    make_wheel(upstream, tmp_path / "cache" / "dist")
+    fork = project / "fork"
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/reword/", "GIT_EDITOR": "sed -i s/helps/works/"}
+    sh("git", "rebase", "-q", "-i", "HEAD~1", cwd=fork, env=env)
+    assert te("export")[0] == 0
+    save(project, "v2")
+    out_file = tmp_path / "rd.txt"
+    assert te("range-diff", "HEAD~1", "--out", str(out_file))[0] == 0
+    first = out_file.read_text().splitlines()[0]
+    assert first.startswith("# range-diff on the PyPI base (9.9.9): transformer_engine/ only")
+    assert "tests/test_fuser.py, tests/test_more.py" in first
+
+
+def test_range_diff_out_is_checked_before_any_work(three, project, upstream, capsys):
+    series_text = three.series_file.read_text()
+    for out, says in (("patches/series", "inside patches/"), ("patches/x.txt", "inside patches/")):
+        rc, text = te("range-diff", "HEAD", "--te-src", str(upstream), "--out",
+                      str(project / out), capsys=capsys)  # fmt: skip
+        assert rc == 2 and says in text and "cloning" not in text
+    assert three.series_file.read_text() == series_text
+    (project / "notes.md").write_text("mine\n")
+    sh("git", "add", "notes.md", cwd=project)
+    save(project, "notes")
+    rc, text = te("range-diff", "HEAD", "--out", str(project / "notes.md"), capsys=capsys)
+    assert rc == 2 and "a file tracked in this checkout" in text

@@ -8,6 +8,7 @@ from series_helpers import (
     FUSER,
     commit,
     patch_bytes,
+    save,
     sh,
     te,
 )
@@ -53,3 +54,73 @@ def test_rebase_conflict_names_patch_and_resumes(three, project, upstream, capsy
     assert rc == 0, out
     assert three.base_commit == sh("git", "rev-parse", "main", cwd=upstream).strip()
     assert three.names() == names
+
+
+def test_rebase_refuses_a_series_commit_as_the_new_base(three, project, upstream, capsys):
+    fork = project / "fork"
+    head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    # HEAD of fork/ is the series' tip; through --te-src fork it is even on a branch.
+    rc, out = te("rebase", "--onto", "HEAD", "--te-src", str(fork), capsys=capsys)
+    assert rc == 2 and "is a commit of the series itself" in out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
+    assert read_state(fork).rebase_onto is None
+
+
+def test_rebase_refuses_a_commit_on_no_upstream_ref(three, project, upstream, capsys):
+    tree = sh("git", "rev-parse", "HEAD^{tree}", cwd=upstream).strip()
+    loose = sh("git", "commit-tree", "-p", "HEAD", "-m", "loose", tree, cwd=upstream).strip()
+    rc, out = te("rebase", "--onto", loose, "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "is on no branch or tag of" in out
+    assert read_state(project / "fork").rebase_onto is None
+
+
+def test_rebase_names_commits_upstream_already_has_and_abort_restores(
+    three, project, upstream, capsys
+):
+    before = patch_bytes(three)
+    names = three.names()
+    fork = project / "fork"
+    head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    # Upstream merges patch 1's change: the rebase drops that commit as empty.
+    commit(upstream, {"transformer_engine/pytorch/other.py": '"""Other."""\n\nVALUE = 2\n'}, "up")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and f"git rebase dropped the commit(s) of {names[0]}" in out
+    assert f"te-series rebase --continue --drop {names[0]}" in out
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 0 and "back on the series" in out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
+    assert te("export")[0] == 0
+    assert patch_bytes(three) == before
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 2 and "no te-series rebase is in progress" in out
+    # Finishing with --drop is what the message says.
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    rc, out = te("rebase", "--continue", "--drop", names[0], capsys=capsys)
+    assert rc == 0, out
+    assert three.names() == [n.replace("0002", "0001").replace("0003", "0002") for n in names[1:]]
+
+
+def test_rebase_keeps_a_single_quoted_commit_line(three, project, upstream, capsys):
+    toml = project / "patches" / "base.toml"
+    old = three.base_commit
+    toml.write_text(toml.read_text().replace(f'"{old}"', f"'{old}'"))
+    save(project, "quotes")
+    new = commit(upstream, {"README": "news\n"}, "Upstream news")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    assert f"commit = '{new}'" in toml.read_text() and three.base_commit == new
+
+
+def test_rebase_refuses_an_uneditable_commit_line_before_moving(three, project, upstream, capsys):
+    toml = project / "patches" / "base.toml"
+    old = three.base_commit
+    toml.write_text(toml.read_text().replace(f'"{old}"', f'"""{old}"""'))
+    save(project, "odd quotes")
+    fork = project / "fork"
+    head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    commit(upstream, {"README": "news\n"}, "Upstream news")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "cannot point patches/base.toml's [upstream] commit" in out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
+    assert read_state(fork).rebase_onto is None
+    assert te("export")[0] == 0

@@ -48,3 +48,24 @@ def test_wrapper_reads_paths_from_the_callers_directory(project, upstream, tmp_p
     )
     assert proc.returncode == 0, proc.stderr
     assert (sub / "rd.txt").exists()
+
+
+def test_wrapper_works_on_its_own_checkout_despite_te_series_root(project, upstream, tmp_path):
+    """W9: a TE_SERIES_ROOT left over from another checkout does not redirect the wrapper."""
+    make_series(project, upstream, [({"tests/a.py": "A = 1\n"}, msg("Add a"))])
+    other = tmp_path / "other"
+    (other / "patches").mkdir(parents=True)
+    (other / "patches" / "series").write_text("")
+    shutil.copy2(ROOT_DIR / "te-series", project / "te-series")
+    (project / ".venv" / "bin").mkdir(parents=True)
+    py = project / ".venv" / "bin" / "python"
+    py.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    py.chmod(0o755)
+    env = {**os.environ, "TE_SERIES_ROOT": str(other)}
+    proc = subprocess.run(
+        [str(project / "te-series"), "status"], cwd=tmp_path, env=env, capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "fork/: 1 of 1 patch(es) of patches/ applied (complete)" in proc.stdout
+    assert f"ignoring TE_SERIES_ROOT={other}" in proc.stderr

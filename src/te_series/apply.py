@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .core import (
+    BOT,
     PYPI_PREFIX,
     SERIES_BRANCH,
     PatchFailed,
@@ -26,17 +27,21 @@ from .core import (
     apply_patches,
     build_aside,
     commits,
+    count_patches,
     describe_tree,
+    git,
     git_run,
     in_progress,
     load_series,
     make_tree,
     note_names,
+    read_patch,
     read_state,
     rel,
     report_absent,
     set_note,
     swap_in,
+    tree_verbs,
     write_state,
 )
 
@@ -52,21 +57,20 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed, swapped_old: bool)
     """The failure plus where the tree is and how to go on."""
     state = read_state(tree)
     name = rel(tree, root)
-    done = state.patches[: state.applied]
+    verbs = tree_verbs(tree, state)
     text = str(err)
     text += (
-        f"{name}/ holds patches 1-{len(done)} of {len(state.patches)}"
+        f"{name}/ holds {count_patches(state.applied, len(state.patches))}"
         f" and git am is stopped on {state.failed}.\n"
     )
     if swapped_old:
         old = rel(tree.with_name(tree.name[: -len(".new")]), root)
         text += f"Your old {old}/ is untouched; the new tree waits in {name}/.\n"
-    port = f" --port {state.release}" if state.kind == "port" else ""
     text += (
         f"Go on: fix the conflicts in {name}/ and `git -C {name} add` them (or "
         f"`git -C {name} am --abort` and commit a fixed version of the change yourself), "
-        f"then `te-series apply --continue{port}`.\n"
-        f"Or skip the patch: `te-series apply --continue --skip{port}` (export then needs "
+        f"then `{verbs['continue']}`.\n"
+        f"Or skip the patch: `{verbs['continue']} --skip` (export then needs "
         f"--drop {state.failed}).\n"
         "Until the series is complete, `te-series export` refuses to write patches/."
     )
@@ -76,46 +80,80 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed, swapped_old: bool)
 def resume(root: Path, tree: Path, *, skip: bool) -> None:
     """Take the patch git am stopped on as resolved (or skip it) and apply the rest."""
     state = read_state(tree)
+    name_ = rel(tree, root)
     if state is None:
-        raise SeriesError(
-            f"{rel(tree, root)}/ was not made by te-series apply; nothing to continue"
-        )
+        raise SeriesError(f"{name_}/ was not made by te-series apply; nothing to continue")
+    verbs = tree_verbs(tree, state)
     if state.complete:
-        raise SeriesError(f"{rel(tree, root)}/ already holds the whole series; nothing to continue")
+        if tree.name.endswith(".new"):
+            return  # complete but not swapped in (Ctrl-C, a crash): the caller swaps it
+        raise SeriesError(f"{name_}/ already holds the whole series; nothing to continue")
     series = Series(root / state.patches_dir, root, root / "patches" / "base.toml", optional=True)
+    now = series.names()
+    if now != state.patches:
+        differ = sorted(set(now) ^ set(state.patches))
+        raise SeriesError(
+            f"{series.label} changed since this apply started: it now lists {len(now)} "
+            f"patch(es), the apply in {name_}/ is of {len(state.patches)} "
+            + (f"({', '.join(differ[:6])} differ)" if differ else "(in another order)")
+            + f". Continuing would apply the old list. Start over from the new one: "
+            f"{verbs['rebuild']} (the tree is kept whole in a backup)."
+        )
     name = state.patches[state.applied]
+    patch = series.dir / name
     include = PYPI_PREFIX + "*" if state.kind == "pypi" else None
     busy = in_progress(tree)
     if busy and busy != "a git am":
-        raise SeriesError(f"{busy} is in progress in {rel(tree, root)}/; finish or abort it first")
+        raise SeriesError(f"{busy} is in progress in {name_}/; finish or abort it first")
     if skip:
         if busy:
             abort_am(tree)
         print(f"skipped {name}; export will refuse until you say --drop {name}")
+        state.skipped.append(name)
         state.applied += 1
         state.failed = None
         write_state(tree, state)
     elif busy and state.failed:
-        proc = git_run("am", "--continue", cwd=tree, env={"GIT_EDITOR": "true"})
-        if proc.returncode != 0:
-            raise SeriesError(
-                f"git am --continue in {rel(tree, root)}/ failed:\n"
-                f"{(proc.stdout + proc.stderr).strip()}\n"
-                f"Resolve the conflicts and `git -C {rel(tree, root)} add` the files, then run "
-                "te-series apply --continue again."
-            )
-        _take(tree, state, name, ["HEAD"])
+        fresh = _unnoted(tree, state)
+        staged = git_run("diff", "--cached", "--quiet", "HEAD", cwd=tree).returncode
+        if fresh and staged == 0:
+            # The fix was committed while git am was stopped (git commit, not
+            # git am --continue): end the am, keeping that commit, and take it.
+            git_run("am", "--quit", cwd=tree)
+            _take(tree, state, name, fresh, patch)
+        else:
+            proc = git_run("am", "--continue", cwd=tree, env={"GIT_EDITOR": "true"})
+            if proc.returncode != 0:
+                raise SeriesError(
+                    f"git am --continue in {name_}/ failed:\n"
+                    f"{(proc.stdout + proc.stderr).strip()}\n"
+                    f"Resolve the conflicts and `git -C {name_} add` the files, then run "
+                    f"{verbs['continue']} again (or `git -C {name_} am --abort`, commit a "
+                    f"fixed version of the change yourself, and {verbs['continue']})."
+                )
+            _take(tree, state, name, ["HEAD"], patch)
     else:
         if busy:  # interrupted inside git am: start that patch again
             abort_am(tree)
         fresh = _unnoted(tree, state)
-        if fresh:
-            _take(tree, state, name, fresh)
-        elif state.failed:
-            raise SeriesError(
-                f"{name} is still not in {rel(tree, root)}/: resolve the stopped git am, or "
-                "commit a fixed version of the change, then run te-series apply --continue "
-                "(or --skip it)."
+        if state.failed:
+            if not fresh:
+                raise SeriesError(
+                    f"{name} is still not in {name_}/: resolve the stopped git am, or "
+                    f"commit a fixed version of the change, then run {verbs['continue']} "
+                    "(or --skip it)."
+                )
+            _take(tree, state, name, fresh, patch)
+        elif fresh and _made_by_am(tree, fresh[0], patch):
+            # Interrupted after git am committed the patch, before its note was written.
+            _take(tree, state, name, fresh, patch)
+        elif fresh:
+            # Interrupted, then commits of the user's own: they stay, as new commits, and
+            # the patch is applied after them.
+            print(
+                f"kept {len(fresh)} commit(s) of yours as new commit(s) before {name}, "
+                "which git am applies now: "
+                + ", ".join(git("log", "-1", "--format=%h %s", r, cwd=tree).strip() for r in fresh)
             )
     apply_patches(tree, series, state, include)
 
@@ -128,8 +166,22 @@ def _unnoted(tree: Path, state) -> list[str]:
     return commits(tree, f"{revs[-1] if revs else state.base}..HEAD")
 
 
-def _take(tree: Path, state, name: str, fresh: list[str]) -> None:
+def _made_by_am(tree: Path, rev: str, patch: Path) -> bool:
+    """Whether rev is the commit te-series' git am made from patch (committer and subject)."""
+    committer, subject = git("log", "-1", "--format=%ce%x00%s", rev, cwd=tree).split("\0")
+    return committer == BOT["GIT_COMMITTER_EMAIL"] and subject.strip() == read_patch(patch).subject
+
+
+def _take(tree: Path, state, name: str, fresh: list[str], patch: Path) -> None:
     """Record the first of the user's new commits as the stopped patch."""
+    subject = git("log", "-1", "--format=%h %s", fresh[0], cwd=tree).strip()
+    want = read_patch(patch).subject
+    if subject.split(" ", 1)[-1] != want:
+        print(
+            f"note: took commit {subject!r} as the fixed version of {name}, whose subject is "
+            f"{want!r}; export writes it under that commit's subject. If it is not the fix, "
+            f"rebuild the tree instead ({tree_verbs(tree, state)['rebuild']})."
+        )
     set_note(tree, fresh[0], name)
     state.applied += 1
     state.failed = None
@@ -137,7 +189,7 @@ def _take(tree: Path, state, name: str, fresh: list[str]) -> None:
 
 
 def finish_swap(tree: Path, root: Path) -> list[str]:
-    """After --continue completed <tree>.new, swap it in (keeping the old tree's work)."""
+    """After --continue completed <tree>.new, swap it in (keeping the old tree whole)."""
     if not tree.name.endswith(".new"):
         return []
     return swap_in(tree, tree.with_name(tree.name[: -len(".new")]), root)

@@ -204,9 +204,9 @@ def install_stack(root: Path, py: Path, series: Series) -> None:
 
 def build_baseline(root: Path, series: Series, release: str) -> Path:
     """The unpatched release in its own venv, to compare against (bench, acceptance)."""
+    te = release_wheel(release, series)  # an unknown release fails here, before the venv
     py = venv_python(root, baseline_venv(release))
     install_stack(root, py, series)
-    te = release_wheel(release, series)
     install_te(py, te, core_wheel(series, release), ext_wheel(py, release))
     return py
 
@@ -217,6 +217,9 @@ def release_venv(root: Path, series: Series, release: str) -> Path:
 
 
 def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> str:
+    te_wheel = wheel or release_wheel(release, series)  # unknown release: fail before the venv
+    if release != series.release:
+        release_wheel(series.release, series)  # the port's merge base
     py = venv_python(root, release_venv(root, series, release))
     install_stack(root, py, series)
     n = len(series.names())
@@ -227,7 +230,6 @@ def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> 
     out.mkdir(parents=True)
     with tempfile.TemporaryDirectory(prefix="te-series-build-") as tmp:
         tree = Path(tmp) / "tree"
-        te_wheel = wheel or release_wheel(release, series)
         try:
             if release == series.release:
                 report_absent(make_tree(series, tree, wheel=te_wheel))

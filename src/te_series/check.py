@@ -11,7 +11,9 @@
   newline, leftover conflict markers; and pylint 3.3.1 with the base's pylintrc on
   touched files under transformer_engine/ (a PyPI base has no pylintrc: skipped, and
   said so);
-* port patches (patches/port/<release>/) get the same lint and must apply on the port.
+* port patches (patches/port/<release>/) get the same lint and must apply on the port,
+  on the very files they were made against (pre-image blob ids), not by offset;
+* `--tests` first checks that this Python has a built TE (torch and its extension).
 """
 
 from __future__ import annotations
@@ -33,11 +35,13 @@ from .core import (
     am,
     check_pypi_blobs,
     failure_detail,
+    git_run,
     init_git_base,
     init_pypi_base,
     load_series,
     progress,
     read_patch,
+    read_text,
     rel,
     release_wheel,
     report_absent,
@@ -51,6 +55,7 @@ TOOLS = {"black": "24.4.2", "pylint": "3.3.1", "vermin": "1.8.0"}
 # TE's pre-commit runs its whitespace fixers on files matching this (re.search).
 WHITESPACE_FILES = re.compile(r".*.(c|cc|cxx|cpp|cu|cuh|h|hpp|py)$")
 CONFLICT_RE = re.compile(r"^(<<<<<<< |=======$|>>>>>>> )", re.M)
+SIGNOFF_LINE = re.compile(r"^\s*signed-off-by\s*:", re.I)
 PR_HEADINGS = ["# Description", "Fixes #", "## Type of change", "## Changes", "# Checklist"]
 
 
@@ -70,12 +75,26 @@ def lint(series: Series) -> list[str]:
                 "followed by an imperative summary"
             )
         found = trailers(info.message, series.dir)
-        if not any(k == "Signed-off-by" and IDENTITY_RE.match(v) for k, v in found):
+        signed = [" ".join(v.split()).lower() for k, v in found if k.lower() == "signed-off-by"]
+        if not any(IDENTITY_RE.match(v) for v in signed):
             problems.append(
                 f"{name}: no 'Signed-off-by: Name <email>' trailer (DCO) at the end of the message"
             )
-        trailer_lines = {f"{k}: {v}" for k, v in found}
-        prose = [l for l in info.body.splitlines() if l.strip() and l.strip() not in trailer_lines]
+        lines = [l for l in info.message.splitlines() if SIGNOFF_LINE.match(l)]
+        if len(lines) > len(signed):
+            problems.append(
+                f"{name}: a 'Signed-off-by:' line stands in the body, not in the closing "
+                "trailers (left by a squash?); remove it"
+            )
+        twice = sorted({v for v in signed if signed.count(v) > 1})
+        if twice:
+            problems.append(f"{name}: signed off twice by {', '.join(twice)}; remove one line")
+        trailer_lines = {" ".join(f"{k}: {v}".split()) for k, v in found}
+        prose = [
+            l
+            for l in info.body.splitlines()
+            if l.strip() and " ".join(l.split()) not in trailer_lines
+        ]
         if not prose:
             problems.append(f"{name}: the body is empty; argue the change")
         if not info.files:
@@ -92,7 +111,7 @@ def lint_groups(series: Series) -> list[str]:
         if not desc.is_file():
             problems.append(f"PR {slug!r} has no description {rel(desc, series.root)}")
             continue
-        lines = desc.read_text().splitlines()
+        lines = read_text(desc, series.root).splitlines()
         for heading in PR_HEADINGS:
             if not any(l.startswith(heading) for l in lines):
                 problems.append(f"{rel(desc, series.root)} lacks TE's template line {heading!r}")
@@ -174,7 +193,24 @@ def cpu_tests(tree: Path) -> tuple[bool, str]:
         check=False,
     )
     summary = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
-    return proc.returncode == 0, summary if proc.returncode == 0 else proc.stdout[-3000:]
+    said = (proc.stdout + proc.stderr).strip() or f"(no output; exit code {proc.returncode})"
+    return proc.returncode == 0, summary if proc.returncode == 0 else said[-3000:]
+
+
+def need_built_te() -> None:
+    """--tests runs TE's CPU tests with this Python: it needs torch and a built TE."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import torch, transformer_engine.pytorch"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        why = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise SeriesError(
+            f"check --tests runs TE's CPU tests with {sys.executable}, which has no built TE "
+            f"({why}). Build it first: te-series build (then run check --tests again)."
+        )
 
 
 def try_each(
@@ -185,12 +221,20 @@ def try_each(
     pylintrc,
     tests: bool = False,
     run_style: bool = True,
+    preimages: str = "",
 ) -> list[str]:
-    """Apply each patch on the ones before it (skipping failures); check after each."""
+    """Apply each patch on the ones before it (skipping failures); check after each.
+
+    With `preimages` (the command that refreshes the patches), a patch whose pre-image
+    blob ids are not the tree's is reported: it was made against other files and applies
+    only by offset or 3-way merge.
+    """
     problems = []
     names = series.names()
     for i, name in enumerate(names, 1):
         progress(f"[{i}/{len(names)}] {name}")
+        if preimages:
+            problems += stale_preimages(tree, series.dir / name, preimages)
         proc = am(tree, series.dir / name, include)
         if proc.returncode != 0:
             problems.append(failure_detail(tree, series.dir / name, include, proc).rstrip())
@@ -207,6 +251,21 @@ def try_each(
     return problems
 
 
+def stale_preimages(tree: Path, patch: Path, refresh: str) -> list[str]:
+    """A patch's files whose pre-image blob is not the tree's (it is stale)."""
+    out = []
+    for f in read_patch(patch).files:
+        have = git_run("rev-parse", "-q", "--verify", f"HEAD:{f.path}", cwd=tree).stdout.strip()
+        if f.old_blob is None or (have and have.startswith(f.old_blob)):
+            continue
+        out.append(
+            f"{patch.name}: {f.path}: made against blob {f.old_blob}, but the tree it applies "
+            f"to has {have[:len(f.old_blob)] or 'no such file'}; it applies only by offset or "
+            f"3-way merge, and a re-export would change it. Refresh it: {refresh}"
+        )
+    return out
+
+
 def check(
     series: Series, *, te_src: Path | None, wheel: Path | None, tests: bool = False
 ) -> list[str]:
@@ -214,14 +273,16 @@ def check(
     if series.listing_problems():
         return problems
     need_tools()
+    if tests:
+        if te_src is None:
+            raise SeriesError("--tests needs a git base (--te-src): the wheel has no tests")
+        need_built_te()
     with tempfile.TemporaryDirectory(prefix="te-series-check-") as tmp:
         tree = Path(tmp) / "tree"
         if te_src is not None:
             init_git_base(tree, te_src, series.base_commit)
             include = None
         else:
-            if tests:
-                raise SeriesError("--tests needs a git base (--te-src): the wheel has no tests")
             init_pypi_base(tree, wheel or release_wheel(series.release, series), series.release)
             report_absent(check_pypi_blobs(tree, series))
             include = PYPI_PREFIX + "*"
@@ -252,7 +313,11 @@ def check_ports(series: Series) -> list[str]:
             except SeriesError as e:
                 problems.append(f"port {d.name}: {e}")
                 continue
-            found = try_each(tree, ps, include=None, pylintrc=None)
+            refresh = (
+                f"te-series port --edit --release {d.name}, then te-series export --port "
+                f"{d.name}"
+            )
+            found = try_each(tree, ps, include=None, pylintrc=None, preimages=refresh)
             problems += [f"port {d.name}: {p}" for p in found]
     return problems
 

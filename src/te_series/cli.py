@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -20,9 +21,14 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="verb", required=True)
 
     def base_opts(sp, wheel=True):
-        sp.add_argument("--te-src", type=_path, help="git base: a TE checkout with the base commit")
+        group = sp.add_mutually_exclusive_group() if wheel else sp
+        group.add_argument(
+            "--te-src", type=_path, help="git base: a TE checkout with the base commit"
+        )
         if wheel:
-            sp.add_argument("--wheel", type=_path, help="PyPI base: this transformer_engine wheel")
+            group.add_argument(
+                "--wheel", type=_path, help="PyPI base: this transformer_engine wheel"
+            )
 
     sp = sub.add_parser("apply", help="make fork/ from a base and git am -3 the series")
     base_opts(sp)
@@ -102,6 +108,16 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+# What Ctrl-C leaves behind, per verb: only export and rebase write patches/.
+AFTER_CTRL_C = {
+    "export": "patches/ is written all at once or not at all.",
+    "rebase": "patches/ and base.toml are written all at once or not at all.",
+    "check": "check writes nothing; its temporary trees are removed.",
+    "range-diff": "range-diff writes nothing but its --out file.",
+    "status": "",
+}
+
+
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     root = None
@@ -120,8 +136,21 @@ def main(argv=None) -> int:
         if root is not None:
             try:
                 states = [describe_tree(t, root) for t in work_trees(root)]
-            except (SeriesError, KeyboardInterrupt):
+            except (SeriesError, OSError, KeyboardInterrupt):
                 states = ["(could not read the work trees; run te-series status)"]
             print("\n".join(states or ["no fork/ exists."]), file=sys.stderr)
-            print("patches/ is written all at once or not at all.", file=sys.stderr)
+            after = AFTER_CTRL_C.get(args.verb, "patches/ was not written.")
+            if after:
+                print(after, file=sys.stderr)
         return 130
+    except Exception as e:  # pylint: disable=broad-exception-caught
+        # A bug of the tool, not bad input: say so in one message, the traceback on demand.
+        if os.environ.get("TE_SERIES_DEBUG"):
+            raise
+        print(
+            f"te-series {args.verb}: internal error: {type(e).__name__}: {e}\n"
+            "This is a bug in te-series. te-series status shows where the work trees stand; "
+            "run again with TE_SERIES_DEBUG=1 for the traceback, and report it.",
+            file=sys.stderr,
+        )
+        return 3

@@ -55,18 +55,34 @@ class PatchFailed(SeriesError):
 
 
 def project_root() -> Path:
-    """Root of the te-series checkout: $TE_SERIES_ROOT, else the folder holding patches/."""
+    """Root of the te-series checkout: $TE_SERIES_ROOT, else the folder holding patches/.
+
+    When $TE_SERIES_ROOT names one checkout and the current directory is inside another,
+    say which one is used: a variable left over from another shell must not go unnoticed.
+    """
+    here = Path.cwd().resolve()
+    found = next((d for d in (here, *here.parents) if (d / "patches" / "series").is_file()), None)
     env = os.environ.get("TE_SERIES_ROOT")
     if env:
         root = Path(env).resolve()
         if not (root / "patches" / "series").is_file():
-            raise SeriesError(f"TE_SERIES_ROOT={env} has no patches/series")
+            raise SeriesError(
+                f"TE_SERIES_ROOT={env} has no patches/series; unset it (unset TE_SERIES_ROOT) "
+                "or point it at a te-series checkout"
+            )
+        if found is not None and found != root:
+            print(
+                f"te-series: warning: working on {root} (the te-series script you ran, or "
+                f"TE_SERIES_ROOT), not on the checkout you are in ({found}); to work on that "
+                "one, run its own ./te-series",
+                file=sys.stderr,
+            )
         return root
-    here = Path.cwd().resolve()
-    for d in (here, *here.parents):
-        if (d / "patches" / "series").is_file():
-            return d
-    raise SeriesError("no patches/series found here or above; run inside the te-series checkout")
+    if found is None:
+        raise SeriesError(
+            "no patches/series found here or above; run inside the te-series checkout"
+        )
+    return found
 
 
 def cache_dir() -> Path:
@@ -89,17 +105,55 @@ def rel(path: Path, root: Path) -> str:
         return str(path)
 
 
+# While a group of writes runs, Ctrl-C is held (no_interrupt) and git runs in its own
+# session, so a terminal's Ctrl-C (SIGINT to the whole foreground process group) cannot
+# kill git halfway through a write either.
+_HOLD = {"depth": 0}
+
+
 @contextlib.contextmanager
 def no_interrupt():
-    """Hold Ctrl-C until the block is done, so that a group of writes is all or nothing."""
+    """Hold Ctrl-C until the block is done, so that a group of writes is all or nothing.
+
+    Nested blocks belong to the outermost one: only it raises the held KeyboardInterrupt.
+    """
+    if _HOLD["depth"]:
+        _HOLD["depth"] += 1
+        try:
+            yield
+        finally:
+            _HOLD["depth"] -= 1
+        return
     caught = []
     old = signal.signal(signal.SIGINT, lambda *_: caught.append(1))
+    _HOLD["depth"] = 1
     try:
         yield
     finally:
+        _HOLD["depth"] = 0
         signal.signal(signal.SIGINT, old)
     if caught:
         raise KeyboardInterrupt
+
+
+def holding_interrupts() -> bool:
+    return _HOLD["depth"] > 0
+
+
+def read_text(path: Path, root: Path | None = None) -> str:
+    """A project text file as UTF-8; an error naming the file, line and byte when it is not."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        label = rel(path, root) if root else str(path)
+        raise SeriesError(
+            f"{label} is not UTF-8 text: line {line}, column {col} has the byte "
+            f"0x{data[e.start]:02X}. Fix that line in an editor, or restore the file "
+            f"(git checkout -- {label})."
+        ) from None
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -131,18 +185,34 @@ def git(
 
 
 def git_run(
-    *args: str, cwd: Path | str, env: dict | None = None, input: str | None = None
+    *args: str,
+    cwd: Path | str,
+    env: dict | None = None,
+    input: str | bytes | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run git, return the finished process (check returncode yourself)."""
-    return subprocess.run(
+    """Run git, return the finished process (check returncode yourself).
+
+    Inside no_interrupt, git runs in a session of its own, out of reach of a terminal's
+    Ctrl-C. A git killed by Ctrl-C outside it is reported as the interruption it is.
+    """
+    proc = subprocess.run(
         ["git", "-c", "commit.gpgsign=false", *args],
         cwd=cwd,
         capture_output=True,
-        text=True,
+        text=not isinstance(input, bytes),
         env={**os.environ, **BOT, **(env or {})},
         input=input,
         check=False,
+        start_new_session=holding_interrupts(),
     )
+    if proc.returncode == -signal.SIGINT:
+        raise KeyboardInterrupt
+    if proc.returncode < 0:
+        raise SeriesError(
+            f"git {' '.join(args)} in {cwd} was killed by signal {-proc.returncode}; "
+            "run te-series status to see where things stand"
+        )
+    return proc
 
 
 def blob_id(data: bytes) -> str:
@@ -234,14 +304,23 @@ class Entry:
 
 
 PR_RE = re.compile(r"^#\s*pr:\s*(.*?)\s*$")
+PR_LOOSE_RE = re.compile(r"^#\s*pr\s*:", re.I)
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 BASE_KEYS = {
-    ("upstream", "commit"): "the upstream commit the series applies to",
-    ("pypi", "release"): "the PyPI release whose files match the base commit",
-    ("pypi", "torch"): "the torch version of the CPU build",
-    ("pypi", "core"): "the name of TE's core wheel on PyPI",
-    ("port", "targets"): "the newer releases the series is ported to",
-    ("series", "placeholder_identity"): "the identity the stored patches are signed with",
+    ("upstream", "commit"): ("the upstream commit the series applies to", "text"),
+    ("pypi", "release"): ("the PyPI release whose files match the base commit", "text"),
+    ("pypi", "torch"): ("the torch version of the CPU build", "text"),
+    ("pypi", "core"): ("the name of TE's core wheel on PyPI", "text"),
+    ("port", "targets"): ("the newer releases the series is ported to", "list"),
+    ("series", "placeholder_identity"): (
+        "the identity the stored patches are signed with",
+        "identity",
+    ),
+}
+BASE_EXAMPLES = {
+    "text": '"..." (a string)',
+    "list": '["2.20.2", ...] (a list of strings)',
+    "identity": '"Name <email>"',
 }
 
 
@@ -278,7 +357,7 @@ class Series:
                 return []
             raise SeriesError(f"{self.label} not found; restore it (git checkout -- {self.label})")
         out = []
-        for i, text in enumerate(self.series_file.read_text().splitlines(), 1):
+        for i, text in enumerate(read_text(self.series_file, self.root).splitlines(), 1):
             s = text.strip()
             m = PR_RE.match(s)
             if m:
@@ -295,7 +374,12 @@ class Series:
         for e in self.entries():
             if e.name is None:
                 continue
-            if "/" in e.name or not (self.dir / e.name).is_file():
+            if not e.name.endswith(".patch"):
+                problems.append(
+                    f"{self.label} line {e.lineno} names {e.name}, which is not a patch file "
+                    "(*.patch); remove the line, or make it a comment (# ...)"
+                )
+            elif "/" in e.name or not (self.dir / e.name).is_file():
                 problems.append(
                     f"{self.label} line {e.lineno} names {e.name}, which does not exist in "
                     f"{rel(self.dir, self.root)}/; restore the file or remove the line"
@@ -328,6 +412,11 @@ class Series:
         groups: list[tuple[str, list[str]]] = []
         problems, before = [], []
         for e in self.entries():
+            if e.pr is None and e.name is None and PR_LOOSE_RE.match(e.text.strip()):
+                problems.append(
+                    f"{self.label} line {e.lineno}: {e.text.strip()!r} is a comment, not a PR "
+                    "marker; write it in lower case, '# pr: <slug>', to start a PR"
+                )
             if e.pr is not None:
                 if not SLUG_RE.match(e.pr):
                     problems.append(
@@ -351,7 +440,7 @@ class Series:
     def base(self) -> dict:
         label = rel(self.base_file, self.root)
         try:
-            text = self.base_file.read_text()
+            text = read_text(self.base_file, self.root)
         except FileNotFoundError:
             raise SeriesError(
                 f"{label} not found: it names the upstream commit and PyPI release the series "
@@ -366,12 +455,27 @@ class Series:
             ) from None
 
     def base_value(self, table: str, key: str):
+        """A value of base.toml, checked against the type it must have."""
+        label = rel(self.base_file, self.root)
+        what, kind = BASE_KEYS[(table, key)]
         value = self.base().get(table, {})
         value = value.get(key) if isinstance(value, dict) else None
         if value is None or value == "" or value == []:
             raise SeriesError(
-                f"{rel(self.base_file, self.root)} lacks `{key}` in [{table}] "
-                f"({BASE_KEYS[(table, key)]}). Add it, or restore the file from git."
+                f"{label} lacks `{key}` in [{table}] ({what}). Add it, or restore the file "
+                "from git."
+            )
+        ok = {
+            "text": isinstance(value, str) and value.strip() == value and "\n" not in value,
+            "list": isinstance(value, list)
+            and all(isinstance(v, str) and v.strip() for v in value),
+            "identity": isinstance(value, str) and bool(IDENTITY_RE.match(value.strip())),
+        }[kind]
+        if not ok:
+            raise SeriesError(
+                f"{label} [{table}] {key} = {value!r} is not {BASE_EXAMPLES[kind]} ({what}). "
+                f"Write it as {key} = {BASE_EXAMPLES[kind].split(' (')[0]}, or restore the file "
+                "from git."
             )
         return value
 
@@ -397,21 +501,45 @@ def load_series(root: Path | None = None) -> Series:
     return Series(root / "patches", root)
 
 
-def set_base_commit(series: Series, commit: str) -> None:
-    """Point base.toml's [upstream] commit at `commit`, editing that one line only."""
-    lines = series.base_file.read_text().splitlines(keepends=True)
-    table, done = None, False
+def base_text_with_commit(series: Series, commit: str) -> str:
+    """base.toml's text with its [upstream] commit line pointed at `commit`, one line edited.
+
+    Refuses (before anything is written) a commit line it cannot edit safely.
+    """
+    label = rel(series.base_file, series.root)
+    lines = read_text(series.base_file, series.root).splitlines(keepends=True)
+    table, done, found = None, False, ""
     for i, line in enumerate(lines):
-        m = re.match(r"^\s*\[([^\]]+)\]\s*$", line)
+        m = re.match(r"^\s*\[([^\]]+)\]\s*(#.*)?$", line)
         if m:
             table = m.group(1).strip()
-        elif table == "upstream" and re.match(r"^\s*commit\s*=", line) and not done:
-            lines[i] = re.sub(r'"[^"]*"', f'"{commit}"', line, count=1)
-            done = True
+            continue
+        m = re.match(
+            r"""^(\s*commit\s*=\s*)("[0-9A-Za-z._/-]*"|'[0-9A-Za-z._/-]*')(.*)$""", line, re.S
+        )
+        if table == "upstream" and re.match(r"^\s*commit\s*=", line) and not done:
+            found = line.strip()
+            if m:
+                quote = m.group(2)[0]
+                lines[i] = f"{m.group(1)}{quote}{commit}{quote}{m.group(3)}"
+                done = True
     text = "".join(lines)
-    if not done or tomllib.loads(text)["upstream"]["commit"] != commit:
-        raise SeriesError(f"could not set [upstream] commit in {series.base_file}")
-    write_atomic(series.base_file, text.encode())
+    try:
+        ok = done and tomllib.loads(text)["upstream"]["commit"] == commit
+    except (tomllib.TOMLDecodeError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise SeriesError(
+            f"cannot point {label}'s [upstream] commit at {commit[:12]}: its line "
+            f"({found or 'none found'}) is not `commit = \"<id>\"` in the [upstream] table. "
+            f"Write it that way, commit {label}, and run again; nothing was changed."
+        )
+    return text
+
+
+def set_base_commit(series: Series, commit: str) -> None:
+    """Point base.toml's [upstream] commit at `commit`, editing that one line only."""
+    write_atomic(series.base_file, base_text_with_commit(series, commit).encode())
 
 
 # --------------------------------------------------------------------------- wheels
@@ -485,49 +613,71 @@ class FileChange:
 
 @dataclasses.dataclass
 class PatchInfo:
-    """Headers of one `git format-patch` file."""
+    """One `git format-patch` file, as `git am` reads it (through `git mailinfo`)."""
 
     path: Path
     subject: str
     body: str
     files: list[FileChange]
+    author: str = ""  # "Name <email>"
 
     @property
     def message(self) -> str:
-        return f"{self.subject}\n\n{self.body}\n"
+        return f"{self.subject}\n\n{self.body}\n" if self.body else f"{self.subject}\n"
 
 
-_DIFF_RE = re.compile(r"^diff --git a/(\S+) b/(\S+)$")
 _INDEX_RE = re.compile(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)")
 _ZERO = re.compile(r"^0+$")
+_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
-def read_patch(path: Path) -> PatchInfo:
-    """Read subject, body and per-file blob ids from a format-patch file."""
-    text = path.read_text()
-    head, _, diff = text.partition("\n---\n")
-    subject_lines: list[str] = []
-    body_lines: list[str] = []
-    in_subject = in_body = False
-    for line in head.splitlines():
-        if in_body:
-            body_lines.append(line)
-        elif line.startswith("Subject: "):
-            subject_lines.append(line[len("Subject: ") :])
-            in_subject = True
-        elif in_subject and line.startswith(" "):
-            subject_lines.append(line)
-        elif in_subject and line == "":
-            in_subject, in_body = False, True
+def _unquote(s: str) -> tuple[str, str]:
+    """A C-quoted path as git writes it ("a/caf\\303\\251.py"), and the text after it."""
+    out, i = bytearray(), 1
+    while i < len(s):
+        c = s[i]
+        if c == '"':
+            return out.decode("utf-8", "surrogateescape"), s[i + 1 :]
+        if c == "\\" and i + 1 < len(s):
+            d = s[i + 1]
+            if d in "01234567":
+                out.append(int(s[i + 1 : i + 4], 8) & 0xFF)
+                i += 4
+                continue
+            out.append(_C_ESCAPES.get(d, ord(d)))
+            i += 2
+            continue
+        out += c.encode("utf-8", "surrogateescape")
+        i += 1
+    return out.decode("utf-8", "surrogateescape"), ""
+
+
+def _diff_path(rest: str) -> str:
+    """The file of a `diff --git <a> <b>` header (quoted names and spaces allowed)."""
+    if rest.startswith('"'):
+        after = _unquote(rest)[1].lstrip(" ")
+        b = _unquote(after)[0] if after.startswith('"') else after
+    else:
+        half = (len(rest) - 1) // 2
+        if len(rest) % 2 and rest[half] == " " and rest[2:half] == rest[half + 3 :]:
+            b = rest[half + 1 :]  # "a/P b/P": the same path, maybe with spaces in it
         else:
-            in_subject = False
+            b = "b/" + rest.rpartition(" b/")[2]
+    return b[2:] if b.startswith("b/") else b
+
+
+def parse_diff(text: str) -> list[FileChange]:
+    """Per-file paths, blob ids and hunk headers of a patch's diff part."""
     files: list[FileChange] = []
-    for line in diff.splitlines():
-        m = _DIFF_RE.match(line)
-        if m:
-            files.append(FileChange(m.group(2), None, None, []))
+    for line in text.splitlines():
+        if line.startswith("diff --git "):
+            files.append(FileChange(_diff_path(line[len("diff --git ") :]), None, None, []))
             continue
         if not files:
+            continue
+        if line.startswith("rename to "):
+            rest = line[len("rename to ") :]
+            files[-1].path = _unquote(rest)[0] if rest.startswith('"') else rest
             continue
         m = _INDEX_RE.match(line)
         if m and files[-1].old_blob is None and files[-1].new_blob is None and not files[-1].hunks:
@@ -536,8 +686,38 @@ def read_patch(path: Path) -> PatchInfo:
             files[-1].new_blob = None if _ZERO.match(new) else new
         elif line.startswith("@@ "):
             files[-1].hunks.append(line.split(" @@")[0] + " @@")
-    subject = re.sub(r"^\[PATCH[^\]]*\]\s*", "", "".join(subject_lines).strip())
-    return PatchInfo(path, subject, "\n".join(body_lines).strip(), files)
+    return files
+
+
+def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str, str]:
+    """`git mailinfo` of a patch, as `git am -3 --keep-non-patch` reads it.
+
+    Returns the headers (Author, Email, Subject), the message body and the patch text
+    (decoded as UTF-8; undecodable bytes kept as surrogates, never an error).
+    """
+    with tempfile.TemporaryDirectory(prefix="te-series-mailinfo-") as tmp:
+        msg, patch = Path(tmp) / "msg", Path(tmp) / "patch"
+        args = ["mailinfo", "-b", "--no-scissors", "--encoding=UTF-8", str(msg), str(patch)]
+        proc = git_run(*args, cwd=where, input=data)
+        if proc.returncode != 0:
+            said = proc.stderr.decode("utf-8", "replace").strip()
+            raise SeriesError(f"git mailinfo cannot read {label}: {said}")
+        headers = {}
+        for line in proc.stdout.decode("utf-8", "replace").splitlines():
+            key, sep, value = line.partition(": ")
+            if sep:
+                headers[key] = value
+        body = msg.read_bytes().decode("utf-8", "replace").strip()
+        diff = patch.read_bytes().decode("utf-8", "surrogateescape")
+    return headers, body, diff
+
+
+def read_patch(path: Path) -> PatchInfo:
+    """Subject, body and author (as `git am` reads them) and per-file blob ids of a patch."""
+    path = Path(path)
+    headers, body, diff = mailinfo(path.read_bytes(), path.parent, path.name)
+    author = f"{headers.get('Author', '')} <{headers.get('Email', '')}>"
+    return PatchInfo(path, headers.get("Subject", ""), body, parse_diff(diff), author)
 
 
 def base_preimages(patches: list[PatchInfo]) -> dict[str, str | None]:
@@ -578,10 +758,32 @@ class State:
     release: str | None = None
     rebase_onto: str | None = None  # a `te-series rebase` not finished yet
     target: str | None = None  # a port: the target release's own commit
+    # Blob id of each patch file the tree was made from (as each was applied), updated by
+    # every export: export refuses to overwrite a patch file that changed since.
+    recorded: dict[str, str] | None = None
+    skipped: list[str] = dataclasses.field(default_factory=list)  # apply --continue --skip
+    rebase_from: str | None = None  # HEAD before an unfinished te-series rebase
 
     @property
     def complete(self) -> bool:
         return self.applied == len(self.patches)
+
+
+STATE_TYPES = {
+    "kind": lambda v: v in ("git", "pypi", "port"),
+    "base": lambda v: isinstance(v, str) and bool(v),
+    "patches_dir": lambda v: isinstance(v, str) and bool(v),
+    "patches": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
+    "applied": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    "failed": lambda v: v is None or isinstance(v, str),
+    "release": lambda v: v is None or isinstance(v, str),
+    "rebase_onto": lambda v: v is None or isinstance(v, str),
+    "target": lambda v: v is None or isinstance(v, str),
+    "recorded": lambda v: v is None
+    or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values()))),
+    "skipped": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
+    "rebase_from": lambda v: v is None or isinstance(v, str),
+}
 
 
 def state_file(repo: Path) -> Path:
@@ -589,12 +791,40 @@ def state_file(repo: Path) -> Path:
 
 
 def read_state(repo: Path) -> State | None:
+    """The recorded state of a work tree; None when it has none; an error when unreadable."""
     if not (repo / ".git").exists():
         return None
     path = state_file(repo)
     if not path.is_file():
         return None
-    return State(**json.loads(path.read_text()))
+    problem = None
+    try:
+        raw = json.loads(read_text(path))
+    except (json.JSONDecodeError, SeriesError) as e:
+        raw, problem = None, f"it is not JSON ({e})"
+    if problem is None and not isinstance(raw, dict):
+        problem = "it is not a JSON object"
+    if problem is None:
+        unknown = sorted(set(raw) - set(STATE_TYPES))
+        required = [f.name for f in dataclasses.fields(State)][:4]
+        missing = [k for k in required if k not in raw]
+        wrong = [k for k, v in raw.items() if k in STATE_TYPES and not STATE_TYPES[k](v)]
+        if unknown:
+            problem = f"unknown key(s) {', '.join(unknown)} (written by a newer te-series?)"
+        elif missing:
+            problem = f"missing key(s) {', '.join(missing)}"
+        elif wrong:
+            problem = f"bad value(s) for {', '.join(wrong)}"
+        elif raw["applied"] > len(raw["patches"]):
+            problem = "it says more patches are applied than it lists"
+    if problem:
+        raise SeriesError(
+            f"the te-series record of {repo} ({path}) cannot be read: {problem}. Without it "
+            "te-series cannot tell what the tree holds. Rebuild the tree (te-series apply "
+            "--force --te-src PATH, or port --edit --force --release R for a port tree): the "
+            "old tree is kept whole in .te-series-backup/."
+        )
+    return State(**raw)
 
 
 def write_state(repo: Path, state: State) -> None:
@@ -615,6 +845,7 @@ def note_names(repo: Path, rev: str) -> list[str]:
 
 
 def set_note(repo: Path, rev: str, name: str) -> None:
+    """Note patch file name(s) on a commit (several names: one a line)."""
     git("notes", f"--ref={NOTES_REF}", "add", "-f", "-m", name, rev, cwd=repo)
 
 
@@ -623,16 +854,54 @@ def commits(repo: Path, revs: str) -> list[str]:
     return git("rev-list", "--reverse", revs, cwd=repo).split()
 
 
+def count_patches(done: int, total: int) -> str:
+    """'patches 1-3 of 8', or 'none of the 8 patches'."""
+    return f"patches 1-{done} of {total}" if done else f"none of the {total} patch(es)"
+
+
+def tree_verbs(tree: Path, state: State | None = None) -> dict[str, str]:
+    """The commands that go with a work tree: fork/ or a port's fork-port/<R>/."""
+    port = tree.parent.name == "fork-port"
+    release = tree.name[: -len(".new")] if tree.name.endswith(".new") else tree.name
+    if state is not None and state.kind == "port" and state.release:
+        release = state.release
+    if port:
+        return {
+            "export": f"te-series export --port {release}",
+            "continue": f"te-series apply --continue --port {release}",
+            "make": f"te-series port --edit --release {release}",
+            "rebuild": f"te-series port --edit --force --release {release}",
+        }
+    base = " --te-src PATH" if state is None or state.kind == "git" else ""
+    return {
+        "export": "te-series export",
+        "continue": "te-series apply --continue",
+        "make": f"te-series apply{base}",
+        "rebuild": f"te-series apply --force{base}",
+    }
+
+
 def describe_tree(tree: Path, root: Path) -> str:
     """Where a work tree stands and how to go on, from its recorded state."""
     name = rel(tree, root) + "/"
-    state = read_state(tree)
+    try:
+        state = read_state(tree)
+    except SeriesError as e:
+        return f"{name}: {e}"
     if state is None:
         return f"{name}: not made by te-series apply (no recorded state)"
+    verbs = tree_verbs(tree, state)
     done = state.patches[: state.applied]
     busy = in_progress(tree)
     head = f"{name}: {len(done)} of {len(state.patches)} patch(es) of {state.patches_dir}/ applied"
-    lines = [head + (" (complete)" if state.complete else f", last {done[-1]}" if done else "")]
+    if state.complete:
+        head += " (complete"
+        if state.skipped:
+            head += f"; skipped {', '.join(state.skipped)}: export needs --drop for each"
+        head += ")"
+    elif done:
+        head += f", last {done[-1]}"
+    lines = [head]
     if not state.complete:
         stop = "stopped on" if state.failed else "next is"
         rest = ", ".join(state.patches[state.applied :])
@@ -645,13 +914,13 @@ def describe_tree(tree: Path, root: Path) -> str:
             f"git -C {name} rebase --continue, then te-series rebase --continue (or --abort)"
         )
     elif not state.complete:
-        port = f" --port {state.release}" if state.kind == "port" else ""
         lines.append(
-            f"  go on: te-series apply --continue{port}; te-series export refuses until the "
-            "series is complete"
+            f"  go on: {verbs['continue']}; te-series export refuses until the series is complete"
         )
     elif busy:
         lines.append("  finish or abort it before te-series export")
+    elif tree.name.endswith(".new"):
+        lines.append(f"  complete: {verbs['continue']} swaps it in")
     return "\n".join(lines)
 
 
@@ -679,52 +948,30 @@ def backup_stamp(root: Path) -> str:
 
 
 def backup_tree(tree: Path, root: Path, stamp: str) -> list[str]:
-    """Keep a work tree's unexported work before it is replaced; return what was kept.
+    """Move a work tree whole into .te-series-backup/<stamp>/ before it is replaced.
 
-    Commits (all branches, the te-series notes and uncommitted edits to tracked files) go
-    to a git bundle; untracked files are copied. Ignored files (build outputs) are not
-    kept. Where git cannot say what the tree holds, the whole folder is moved instead.
+    A move keeps everything: all refs (branches, tags, notes, the stash and its reflog),
+    uncommitted edits, untracked and ignored files, nested repositories, an unfinished
+    am or rebase. On one file system it is a rename, so it is instant and cannot stop
+    halfway. Returns what was kept and how to get it back.
     """
     dest = root / BACKUP_DIR / stamp
     dest.mkdir(parents=True, exist_ok=True)
-    name = tree.name
-    where = rel(dest, root)
-    state = read_state(tree)
-    stash = git_run("stash", "create", cwd=tree) if (tree / ".git").exists() else None
-    if stash is None or stash.returncode != 0:
-        shutil.move(str(tree), str(dest / name))
-        return [f"{rel(tree, root)}/ moved whole to {where}/{name}/"]
-    if stash.stdout.strip():
-        git("update-ref", "refs/te-series-backup/worktree", stash.stdout.strip(), cwd=tree)
-    refs = ["--branches", "HEAD"]
-    refs += [
-        r
-        for r in (NOTES_REF, "refs/te-series-backup/worktree")
-        if git_run("rev-parse", "-q", "--verify", r, cwd=tree).returncode == 0
+    target = dest / tree.name
+    shutil.move(str(tree), str(target))
+    where = rel(target, root)
+    return [
+        f"{rel(tree, root)}/ moved whole to {where}/ (commits, branches, tags, stashes, notes, "
+        f"uncommitted, untracked and ignored files); get its commits back with: git -C "
+        f"{rel(tree, root)} fetch {os.path.relpath(target, tree)} 'refs/*:refs/backup/*' "
+        f"(delete {where}/ once you no longer need it)"
     ]
-    exclude = ["--not", "--remotes"] + ([state.base] if state else [])
-    kept = []
-    if int(git("rev-list", "--count", *refs, *exclude, cwd=tree).strip() or 0):
-        bundle = dest / f"{name}.bundle"
-        git("bundle", "create", "-q", str(bundle), *refs, *exclude, cwd=tree)
-        kept.append(
-            f"commits of {rel(tree, root)}/ (branches, notes"
-            + (", uncommitted edits as refs/te-series-backup/worktree" if stash.stdout else "")
-            + f") in {where}/{name}.bundle; get them back with: git -C {rel(tree, root)} fetch "
-            f"{os.path.relpath(bundle, tree)} 'refs/*:refs/backup/*'"
-        )
-    files = untracked(tree)
-    for f in files:
-        target = dest / f"{name}.untracked" / f
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(tree / f, target, follow_symlinks=False)
-    if files:
-        kept.append(
-            f"{len(files)} untracked file(s) of {rel(tree, root)}/ copied to "
-            f"{where}/{name}.untracked/: {', '.join(files[:10])}"
-            + (" ..." if len(files) > 10 else "")
-        )
-    return kept
+
+
+def pending_rebuild(tree: Path) -> Path | None:
+    """<tree>.new when an unfinished (or not yet swapped) rebuild of tree waits there."""
+    new = tree.with_name(tree.name + ".new")
+    return new if new.exists() else None
 
 
 def build_aside(tree: Path, root: Path, build, *, force: bool) -> list[str]:
@@ -736,20 +983,19 @@ def build_aside(tree: Path, root: Path, build, *, force: bool) -> list[str]:
     """
     new = tree.with_name(tree.name + ".new")
     stamp = backup_stamp(root)
+    verbs = tree_verbs(tree)
     if new.exists():
         if not force:
             raise SeriesError(
                 f"{rel(new, root)}/ holds an unfinished apply:\n{describe_tree(new, root)}\n"
-                "Or start over with --force (it keeps that tree's work in a backup)."
+                "Or start over with --force (it keeps that tree whole in a backup)."
             )
         for line in backup_tree(new, root, stamp):
             print(f"kept: {line}")
-        shutil.rmtree(new, ignore_errors=True)
     if tree.exists() and not force:
         raise SeriesError(
-            f"{rel(tree, root)}/ exists. Export its work first (te-series export), then rerun "
-            "with --force to rebuild it (its unexported commits and untracked files are kept "
-            f"in {BACKUP_DIR}/)."
+            f"{rel(tree, root)}/ exists. Export its work first ({verbs['export']}), then rerun "
+            f"with --force to rebuild it (the old tree is kept whole in {BACKUP_DIR}/)."
         )
     try:
         build(new)
@@ -766,12 +1012,11 @@ def build_aside(tree: Path, root: Path, build, *, force: bool) -> list[str]:
 
 
 def swap_in(new: Path, tree: Path, root: Path, stamp: str | None = None) -> list[str]:
-    """Replace tree by the complete tree new, keeping the old tree's work; return what was kept."""
+    """Replace tree by the complete tree new, keeping the old tree whole; return what was kept."""
     kept = []
     with no_interrupt():
         if tree.exists():
             kept = backup_tree(tree, root, stamp or backup_stamp(root))
-            shutil.rmtree(tree, ignore_errors=True)
         new.rename(tree)
     return kept
 
@@ -843,8 +1088,11 @@ def check_pypi_blobs(dest: Path, series: Series) -> dict[str, list[str]]:
 
 
 def am(repo: Path, patch: Path, include: str | None = None) -> subprocess.CompletedProcess:
-    """`git am -3` one patch (authorship from the patch, committer te-series)."""
-    args = ["am", "-3", "--keep-non-patch", "--empty=keep"]
+    """`git am -3` one patch (authorship from the patch, committer te-series).
+
+    `--no-scissors`: a user's mailinfo.scissors must not cut messages.
+    """
+    args = ["am", "-3", "--keep-non-patch", "--no-scissors", "--empty=keep"]
     if include:
         args.append(f"--include={include}")
     return git_run(*args, str(patch), cwd=repo)
@@ -865,17 +1113,23 @@ def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> str:
         )
         check = git_run(*args, str(patch), cwd=repo, env=env)
     found = []
-    for m in re.finditer(r"^error: patch failed: (\S+):(\d+)$", check.stderr, re.M):
+    for m in re.finditer(r"^error: patch failed: (.+):(\d+)$", check.stderr, re.M):
         path, line = m.group(1), m.group(2)
         header = next((h for h in hunks.get(path, []) if h.startswith(f"@@ -{line},")), "")
         found.append(f"file {path}, hunk at line {line} {header}".rstrip())
     for m in re.finditer(
-        r"^error: (\S+): (does not exist in index|already exists in index)$", check.stderr, re.M
+        r"^error: (.+): (does not exist in index|already exists in index)$", check.stderr, re.M
     ):
         found.append(f"file {m.group(1)}: {m.group(2).replace('index', 'the tree')}")
-    where = "; ".join(found) or "the patch applies on its own; see git's message"
+    if found:
+        where = "; ".join(found)
+    elif check.returncode != 0:
+        said = " ".join(l for l in check.stderr.splitlines() if l.strip())
+        where = f"git apply --check says: {said[-500:] or '(nothing)'}"
+    else:
+        where = "its diff applies on its own, so git am -3 failed for another reason (below)"
     said = [
-        l
+        re.sub(r"^Patch failed at \d+ ", f"Patch failed at {patch.name}: ", l)
         for l in (proc.stdout + proc.stderr).splitlines()
         if l.strip() and not l.startswith("hint:")
     ]
@@ -885,6 +1139,13 @@ def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> str:
     if conflicted:
         text += f"conflict markers in: {', '.join(conflicted)}\n"
     return text
+
+
+def record_file(state: State, path: Path) -> None:
+    """Note the blob id of a file of the series folder as this tree was made from it."""
+    if state.recorded is None:
+        state.recorded = {}
+    state.recorded[path.name] = blob_id(path.read_bytes()) if path.is_file() else ""
 
 
 def apply_patches(repo: Path, series: Series, state: State, include: str | None = None) -> None:
@@ -898,6 +1159,7 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
     while state.applied < total:
         name = state.patches[state.applied]
         progress(f"[{state.applied + 1}/{total}] git am -3 {name}")
+        record_file(state, series.dir / name)
         proc = am(repo, series.dir / name, include)
         if proc.returncode != 0:
             state.failed = name
@@ -907,6 +1169,11 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
         state.applied += 1
         state.failed = None
         write_state(repo, state)
+
+
+def new_state(kind: str, base: str, series: Series, names: list[str], **kw) -> State:
+    """A fresh state for a tree about to get `names` of `series` applied on `base`."""
+    return State(kind, base, rel(series.dir, series.root), names, recorded={}, **kw)
 
 
 def make_tree(
@@ -922,16 +1189,15 @@ def make_tree(
     release's wheel is the base and only transformer_engine/ hunks apply.
     """
     names = series.names()
-    patches_dir = rel(series.dir, series.root)
     if te_src is not None:
         base = init_git_base(dest, te_src, series.base_commit)
-        state = State("git", base, patches_dir, names)
+        state = new_state("git", base, series, names)
         write_state(dest, state)
         apply_patches(dest, series, state)
         return {}
     release = series.release
     base = init_pypi_base(dest, wheel or release_wheel(release, series), release)
-    state = State("pypi", base, patches_dir, names, release=release)
+    state = new_state("pypi", base, series, names, release=release)
     write_state(dest, state)
     absent = check_pypi_blobs(dest, series)
     apply_patches(dest, series, state, include=PYPI_PREFIX + "*")

@@ -5,17 +5,20 @@ ids, the user's git config left out. A re-export with no edits is byte-identical
 untouched patches stay byte-identical when others change.
 
 Export never loses the series. It refuses a fork/ that does not hold the whole series
-(apply stopped or was interrupted, a patch's commit is gone) and names the patch files it
-would drop; a drop must be asked for (`--drop NAME`). It refuses uncommitted or untracked
-work in fork/, commits that are not the series' own (merges, upstream commits), and
-overwriting patch files with uncommitted edits in the te-series checkout. `--dry-run`
-says what would change. The series file keeps its comments, blank lines and `# pr:`
-groups: a patch keeps its line, a new commit goes after the one before it.
+(apply stopped or was interrupted, a patch's commit is gone or squashed into another) and
+names the patch files it would drop; a drop must be asked for (`--drop NAME`). It refuses
+uncommitted or untracked work in fork/, commits that are not the series' own (merges,
+upstream commits), a rebuild waiting in fork.new/, commit messages that `git am` would read
+back differently, overwriting patch files with uncommitted edits, and overwriting patch
+files that changed since fork/ was applied from them (a `git pull`). `--dry-run` says what
+would change, and why an export would refuse. The series file keeps its comments, blank
+lines and `# pr:` groups: a patch keeps its line, a new commit goes after the one before it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import tempfile
 from pathlib import Path
 
@@ -24,7 +27,9 @@ from .core import (
     Series,
     SeriesError,
     State,
+    blob_id,
     commits,
+    describe_tree,
     format_patch,
     git,
     git_path,
@@ -32,11 +37,14 @@ from .core import (
     in_progress,
     is_ancestor,
     load_series,
+    mailinfo,
     no_interrupt,
     note_names,
+    pending_rebuild,
     read_state,
     rel,
     set_note,
+    tree_verbs,
     untracked,
     write_atomic,
     write_state,
@@ -49,20 +57,32 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     `state` stands in for the recorded one (a rebase that is being finished).
     """
     name = rel(tree, root)
+    verbs = tree_verbs(tree, state)
     if not (tree / ".git").exists():
-        raise SeriesError(f"{name}/ does not exist. Run te-series apply first.")
+        raise SeriesError(f"{name}/ does not exist. Make it first: {verbs['make']}")
+    pending = pending_rebuild(tree)
+    if pending is not None:
+        where = rel(pending, root)
+        raise SeriesError(
+            f"{where}/ holds a rebuild of {name}/ that is not swapped in yet:\n"
+            f"{describe_tree(pending, root)}\nAn export from the old {name}/ could undo what "
+            f"that rebuild is for. Finish it ({verbs['continue']} swaps it in), or give it up: "
+            f"move {where}/ out of the way (e.g. mv {where} {where}.old), then export again."
+        )
     busy = in_progress(tree)
     if busy:
         raise SeriesError(
             f"{name}/ has {busy} in progress. Finish it (e.g. git -C {name} rebase --continue, "
-            f"or te-series apply --continue for a stopped apply) or abort it, then export again."
+            f"or {verbs['continue']} for a stopped apply) or abort it, then export again."
         )
     state = state or read_state(tree)
     if state is None:
         raise SeriesError(
             f"{name}/ has no te-series apply record, so export cannot tell whether it holds the "
-            "whole series. Rebuild it: te-series apply --force (its work is kept in a backup)."
+            f"whole series. Rebuild it: {verbs['rebuild']} (the old tree is kept whole in a "
+            "backup)."
         )
+    verbs = tree_verbs(tree, state)
     branch = git("rev-parse", "--abbrev-ref", "HEAD", cwd=tree).strip()
     if branch != SERIES_BRANCH:
         raise SeriesError(
@@ -72,16 +92,20 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     if state.kind == "pypi":
         raise SeriesError(
             f"{name}/ was built from a PyPI base, which lacks tests/ and docs/, so exporting it "
-            "would drop those hunks. Rebuild it from a git base: te-series apply --te-src PATH"
+            "would drop those hunks. Rebuild it from a git base: te-series apply --force "
+            "--te-src PATH"
         )
     if not state.complete:
         rest = state.patches[state.applied :]
-        port = f" --port {state.release}" if state.kind == "port" else ""
+        how = (
+            f"fix the stopped patch {state.failed}, then {verbs['continue']}"
+            if state.failed
+            else f"{verbs['continue']}"
+        )
         raise SeriesError(
             f"{name}/ holds only {state.applied} of the {len(state.patches)} patches: apply "
             f"stopped{' on ' + state.failed if state.failed else ' (interrupted)'}. An export "
-            f"now would drop {', '.join(rest)}.\nApply the rest first: fix the stopped patch, "
-            f"then te-series apply --continue{port}."
+            f"now would drop {', '.join(rest)}.\nApply the rest first: {how}."
         )
     if state.rebase_onto:
         raise SeriesError(
@@ -105,11 +129,20 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     return state
 
 
-def own_commits(tree: Path, root: Path, state: State) -> list[str]:
-    """The series' commits, base..HEAD; refuse history export would get wrong."""
+def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[str, list[str]]]:
+    """The series' commits, base..HEAD, and their noted patch names; refuse history that
+    export would get wrong."""
     name = rel(tree, root)
     base = state.base
     if not is_ancestor(tree, base, "HEAD"):
+        if state.kind == "port":
+            raise SeriesError(
+                f"{name}/ HEAD does not descend from the ported series ({base[:12]}): a commit "
+                "of the ported series itself was changed (amend, rebase). Port patches go on "
+                f"top of it: undo that (git -C {name} reset --hard ORIG_HEAD, or find the old "
+                f"HEAD in git -C {name} reflog) and commit your change on top. To change the "
+                "series itself, edit fork/ and run te-series export."
+            )
         raise SeriesError(
             f"{name}/ HEAD does not descend from the series' base {base[:12]}, so base..HEAD "
             "is not the series. To move the series to another upstream commit use "
@@ -122,21 +155,103 @@ def own_commits(tree: Path, root: Path, state: State) -> list[str]:
             "format-patch would leave them out. Rebase them away (git rebase), then export."
         )
     revs = commits(tree, f"{base}..HEAD")
-    upstream = set(revs) - set(
-        git("rev-list", f"{base}..HEAD", "--not", "--remotes=origin", cwd=tree).split()
-    )
+    noted = {r: note_names(tree, r) for r in revs}
+    # Upstream's commits: on a remote-tracking branch or a tag (and not one of the series'
+    # own, which carry notes), or below the first commit that came from a patch.
+    ours = set(git("rev-list", f"{base}..HEAD", "--not", "--remotes", "--tags", cwd=tree).split())
+    below = []
+    if any(noted.values()):
+        for r in revs:
+            if noted[r]:
+                break
+            below.append(r)
+    upstream = [r for r in revs if (r not in ours and not noted[r]) or r in below]
     if upstream:
-        subjects = [
-            git("log", "-1", "--format=%h %s", r, cwd=tree).strip() for r in revs if r in upstream
-        ]
+        said = []
+        for r in upstream:
+            subject = git("log", "-1", "--format=%h %s", r, cwd=tree).strip()
+            ref = git(
+                "for-each-ref", "--contains", r, "--count=1", "--format=%(refname:short)",
+                "refs/remotes", "refs/tags", cwd=tree,
+            ).strip()  # fmt: skip
+            said.append(f"{subject} ({'on ' + ref if ref else 'below the first series patch'})")
         raise SeriesError(
             f"{name}/ has {len(upstream)} upstream commit(s) between the series' base "
-            f"{base[:12]} and HEAD (e.g. {subjects[0]}): it was rebased by hand. Export would "
-            f"write them as patches. Undo that rebase (git -C {name} reset --hard ORIG_HEAD, "
-            f"or find the old HEAD in git -C {name} reflog), then move the series with "
-            "te-series rebase --onto COMMIT."
+            f"{base[:12]} and HEAD: {'; '.join(said)}. It was rebased by hand, and export "
+            f"would write them as patches. Undo that rebase (git -C {name} reset --hard "
+            f"ORIG_HEAD, or find the old HEAD in git -C {name} reflog), then move the series "
+            "with te-series rebase --onto COMMIT. (A new patch of yours below the first series "
+            f"patch: move it after that patch with git -C {name} rebase -i, then export.)"
         )
-    return revs
+    return revs, noted
+
+
+def stripspace(text: str) -> str:
+    """`git stripspace` without comment removal: what git am does to a message."""
+    out: list[str] = []
+    blank = False
+    for line in text.splitlines():
+        line = line.rstrip()
+        if not line:
+            blank = bool(out)
+            continue
+        if blank:
+            out.append("")
+            blank = False
+        out.append(line)
+    return "\n".join(out)
+
+
+def as_exported(message: str) -> str:
+    """The message as format-patch writes it: the first paragraph is the one-line subject."""
+    lines = stripspace(message).split("\n")
+    cut = lines.index("") if "" in lines else len(lines)
+    return stripspace("\n".join([" ".join(lines[:cut]), *lines[cut:]]))
+
+
+def why_cut(line: str) -> str:
+    if line.startswith("---"):
+        return "a line starting with '---' is where git am starts reading the diff"
+    if line.startswith("diff -") or line.startswith("Index: "):
+        return "git am reads a line starting with 'diff -' or 'Index: ' as the start of a diff"
+    if re.match(r"^(From|Subject|Date):", line):
+        return "git am reads 'From:', 'Subject:' or 'Date:' at the top of the body as a header"
+    return "git am reads it differently"
+
+
+def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) -> None:
+    """Refuse commits whose message or author `git am` would not read back from their patch."""
+    log = git("show", "-s", "--format=%H%x00%an <%ae>%x00%B%x00", *revs, cwd=tree).split("\0")
+    problems = []
+    for k, (rev, path) in enumerate(zip(revs, files)):
+        author, message = log[3 * k + 1], log[3 * k + 2]
+        headers, body, _ = mailinfo(path.read_bytes(), tree, path.name)
+        got = stripspace(headers.get("Subject", "") + "\n\n" + body)
+        want = as_exported(message)
+        subject = want.split("\n")[0]
+        if got != want:
+            w, g = want.split("\n"), got.split("\n")
+            i = next((i for i, (a, b) in enumerate(zip(w, g)) if a != b), min(len(w), len(g)))
+            line = w[i] if i < len(w) else ""
+            problems.append(
+                f"commit {rev[:12]} ({subject!r}): message line {i + 1}, {line!r}: "
+                f"{why_cut(line)}, so the patch would bring back "
+                + (f"{g[i]!r} there" if i < len(g) else "a message that ends above it")
+                + " (and lose what follows). Indent that line or write it another way"
+            )
+        have = f"{headers.get('Author', '')} <{headers.get('Email', '')}>"
+        if have != author.strip():
+            problems.append(
+                f"commit {rev[:12]} ({subject!r}): its author {author.strip()!r} would come "
+                f"back from the patch as {have!r}"
+            )
+    if problems:
+        name = rel(tree, root)
+        raise SeriesError(
+            "export would write patches that git am reads back differently:\n  "
+            + "\n  ".join(problems)
+            + f"\nReword the commit(s) (git -C {name} rebase -i, 'reword'), then export again."
+        )
 
 
 @dataclasses.dataclass
@@ -147,13 +262,18 @@ class Plan:
     series: Series
     state: State
     revs: list[str]
+    noted: list[list[str]]  # the patch names noted on each commit now
+    owner: list[str | None]  # the listed patch each commit stands for
     names: list[str]  # new patch names, one per commit
     data: dict[str, bytes]
     series_text: str
     changed: list[str]
     added: list[str]
-    removed: list[str]
+    removed: list[str]  # files to delete: dropped patches and old names of renamed ones
     unchanged: list[str]
+    dropped: list[str]  # listed patches no commit stands for any more (--drop)
+    renames: dict[str, bool]  # new name of a renamed patch: whether its content changed
+    refusals: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def series_changed(self) -> bool:
@@ -168,9 +288,15 @@ def plan(
     drops: list[str],
     state: State | None = None,
     base_commit: str | None = None,
+    dry: bool = False,
 ) -> Plan:
-    """Check everything and compute the export; write nothing."""
+    """Check everything and compute the export; write nothing.
+
+    With `dry`, refusals about the files in patches/ (uncommitted edits, changes since
+    apply) are kept in the plan for the report instead of raised.
+    """
     state = state or check_tree(tree, root)
+    verbs = tree_verbs(tree, state)
     if state.kind == "git":
         base_commit = base_commit or series.base_commit
         want = git_run("rev-parse", "-q", "--verify", f"{base_commit}^{{commit}}", cwd=tree)
@@ -178,43 +304,47 @@ def plan(
             raise SeriesError(
                 f"{rel(tree, root)}/ was applied on {state.base[:12]}, but "
                 f"{rel(series.base_file, root)} says {base_commit[:12]}. Rebuild fork/ "
-                "(te-series apply --force, which keeps its work in a backup), or move it with "
-                "te-series rebase --onto COMMIT."
+                "(te-series apply --force --te-src PATH, which keeps the old fork/ whole in a "
+                "backup), or move it with te-series rebase --onto COMMIT."
             )
-    revs = own_commits(tree, root, state)
+    revs, noted = own_commits(tree, root, state)
     entries = series.entries()
     listed = series.names()
-    # Which listed patch each commit stands for, from the notes apply wrote.
+    # Which listed patch each commit stands for, from the notes apply and export wrote.
+    # A squashed commit carries several names; it stands for the first listed one only.
     slot = {e.name: i for i, e in enumerate(entries) if e.name}
     owner: list[str | None] = []
-    taken: set[str] = set()
-    held: set[str] = set()
+    taken: dict[str, str] = {}
+    mentioned: set[str] = set()
     for r in revs:
-        noted = note_names(tree, r)
-        held.update(noted)
-        mine = sorted((n for n in noted if n in slot and n not in taken), key=slot.get)
+        mentioned.update(noted[r])
+        mine = sorted((n for n in noted[r] if n in slot and n not in taken), key=slot.get)
         owner.append(mine[0] if mine else None)
-        taken.update(mine[:1])
+        taken.update({n: r for n in mine[:1]})
     bad = [d for d in drops if d not in listed]
     if bad:
         raise SeriesError(f"--drop {', '.join(bad)}: not in {series.label}")
-    kept = [d for d in drops if d in held]
+    kept = [d for d in drops if d in taken]
     if kept:
+        which = ", ".join(f"{d} (commit {taken[d][:12]})" for d in kept)
         raise SeriesError(
-            f"--drop {', '.join(kept)}: {rel(tree, root)}/ still holds it; remove its commit "
-            "first (git rebase -i), or leave out --drop"
+            f"--drop {', '.join(kept)}: {rel(tree, root)}/ still holds it as a commit of its own: "
+            f"{which}. Remove that commit first (git rebase -i), or leave out --drop."
         )
-    lost = [n for n in listed if n not in held and n not in drops]
+    lost = [n for n in listed if n not in taken and n not in drops]
     if lost:
+        squashed = [n for n in lost if n in mentioned]
+        note = f" ({', '.join(squashed)}: squashed into another patch's commit)" if squashed else ""
         raise SeriesError(
             f"an export now would drop {', '.join(lost)} from {rel(series.dir, root)}/: "
-            f"{rel(tree, root)}/ holds no commit for it. If that is what you want (the patch "
-            f"was dropped, or its change now lives in other commits), say so: te-series "
-            f"export --drop {' --drop '.join(lost)}. Otherwise rebuild fork/ with the whole "
-            "series (te-series apply --force keeps this fork's work in a backup)."
+            f"{rel(tree, root)}/ holds no commit of its own for it{note}. If that is what you "
+            f"want (the patch was dropped, or its change now lives in other commits), say so: "
+            f"{verbs['export']} --drop {' --drop '.join(lost)}. Otherwise rebuild the tree with "
+            f"the whole series ({verbs['rebuild']} keeps the old tree whole in a backup)."
         )
     with tempfile.TemporaryDirectory() as tmp:
         files = format_patch(tree, f"{state.base}..HEAD", Path(tmp))
+        check_roundtrip(tree, root, revs, files)
         data = {p.name: p.read_bytes() for p in files}
     names = list(data)
     text = merge_series(entries, slot, owner, names)
@@ -228,36 +358,100 @@ def plan(
         else:
             unchanged.append(n)
     removed = [n for n in listed if n not in data]
-    p = Plan(tree, series, state, revs, names, data, text, changed, added, removed, unchanged)
-    refuse_dirty(root, p)
+    dropped = [n for n in listed if n not in taken]
+    renames = {
+        n: not (series.dir / o).is_file() or (series.dir / o).read_bytes() != data[n]
+        for o, n in zip(owner, names)
+        if o is not None and o != n
+    }
+    p = Plan(
+        tree, series, state, revs, [noted[r] for r in revs], owner, names, data, text,
+        changed, added, removed, unchanged, dropped, renames,
+    )  # fmt: skip
+    p.refusals = changed_since_apply(root, p) + uncommitted(root, p)
+    if p.refusals and not dry:
+        raise SeriesError("\n".join(p.refusals))
     return p
 
 
-def refuse_dirty(root: Path, p: Plan) -> None:
+def touched_files(p: Plan) -> dict[str, bytes | None]:
+    """The files of the series folder export would write (new content) or delete (None)."""
+    out: dict[str, bytes | None] = {n: p.data[n] for n in p.changed + p.added}
+    out.update({n: None for n in p.removed})
+    if p.series_changed:
+        out[p.series.series_file.name] = p.series_text.encode()
+    return out
+
+
+def changed_since_apply(root: Path, p: Plan) -> list[str]:
+    """Refuse to overwrite a patch file (or series) that changed since the tree was made
+    from it, unless export would write exactly what is there now."""
+    touched = touched_files(p)
+    if not touched:
+        return []
+    name = rel(p.tree, root)
+    verbs = tree_verbs(p.tree, p.state)
+    record = p.state.recorded
+    if record is None:
+        return [
+            f"{name}/ was made by an earlier te-series, which did not record which versions "
+            f"of the files in {rel(p.series.dir, root)}/ it was made from, so export cannot "
+            f"tell your edits from later changes to them (a git pull). Rebuild it "
+            f"({verbs['rebuild']}; the old tree is kept whole in a backup, fetch your "
+            "commits back from there), then export."
+        ]
+    stale = []
+    if p.series_changed and p.series.names() != p.state.patches:
+        # The series file is merged, not overwritten: comments and `# pr:` lines added since
+        # stay. Its list of patches, though, is fork/'s; if that list changed since (lines
+        # reordered, say), export would undo that.
+        stale.append(p.series.label + " (its list of patches)")
+    for n, new in touched.items():
+        if n == p.series.series_file.name:
+            continue
+        path = p.series.dir / n
+        now = blob_id(path.read_bytes()) if path.is_file() else ""
+        if now != record.get(n, "") and now != (blob_id(new) if new is not None else ""):
+            stale.append(rel(path, root))
+    if not stale:
+        return []
+    return [
+        f"{', '.join(stale)} changed since {name}/ was made from it (a git pull, a "
+        f"colleague's commit, or an edit of yours): export would write {name}/'s version "
+        f"over it and undo that change. Either rebuild {name}/ from the files as they are now "
+        f"({verbs['rebuild']}; the old tree is kept whole in a backup, fetch your commits back "
+        f"from there), or make the same change in {name}/, so that export has nothing to "
+        "undo. `git log -p -- FILE` shows the change."
+    ]
+
+
+def uncommitted(root: Path, p: Plan) -> list[str]:
     """Refuse to overwrite or delete patch files whose edits are not committed."""
     d = p.series.dir
-    touched = [d / n for n in p.changed + p.removed] + [d / n for n in p.added if (d / n).exists()]
-    if p.series_changed:
-        touched.append(p.series.series_file)
+    touched = [d / n for n in touched_files(p) if (d / n).exists()]
     if not touched:
-        return
+        return []
     probe = d if d.exists() else root
     inside = git_run("rev-parse", "--is-inside-work-tree", cwd=probe)
     if inside.stdout.strip() != "true":
-        raise SeriesError(
+        return [
             f"{rel(d, root)}/ is not in a git repository, so the patch files export would "
             "replace could not be got back. Commit patches/ to git first."
-        )
+        ]
     status = git(
         "status", "--porcelain", "--untracked-files=all", "--", *map(str, touched), cwd=probe
     )
-    if status.strip():
-        raise SeriesError(
-            "export would overwrite or delete files with uncommitted edits:\n"
-            + status.rstrip()
-            + f"\nCommit them (git add {rel(d, root)} && git commit) or stash them "
-            f"(git stash push -- {rel(d, root)}), then export again; `git diff` shows the edits."
-        )
+    if not status.strip():
+        return []
+    name = rel(p.tree, root)
+    return [
+        "export would overwrite or delete files with uncommitted edits:\n"
+        + status.rstrip()
+        + f"\nThose edits are not in {name}/. To keep them, commit them (git add "
+        f"{rel(d, root)} && git commit) and rebuild {name}/ from them "
+        f"({tree_verbs(p.tree, p.state)['rebuild']}); to throw them away, git checkout -- "
+        f"{rel(d, root)}. Then export again; `git diff` shows the edits."
+    ]
 
 
 def merge_series(entries, slot: dict[str, int], owner: list[str | None], names: list[str]) -> str:
@@ -292,22 +486,35 @@ def merge_series(entries, slot: dict[str, int], owner: list[str | None], names: 
     return "".join((names[v] if k == "commit" else v) + "\n" for k, v in items)
 
 
-def write(root: Path, p: Plan) -> None:
-    """Write the plan: new and changed files, series, then removals; record the new names."""
+def write(root: Path, p: Plan, extra: dict[Path, bytes] | None = None) -> None:
+    """Write the plan (and `extra` files) as one group that Ctrl-C cannot split.
+
+    Notes first get the new names next to the old ones, so whichever names patches/ holds
+    if the machine dies halfway, every commit is still found; then the files; then the
+    notes and the record settle on the new names.
+    """
     with no_interrupt():
+        for rev, old, n in zip(p.revs, p.noted, p.names):
+            if n not in old:
+                set_note(p.tree, rev, "\n".join([*old, n]))
         if p.changed or p.added or p.series_changed:
             p.series.dir.mkdir(parents=True, exist_ok=True)
         for n in p.changed + p.added:
             write_atomic(p.series.dir / n, p.data[n])
         if p.series_changed:
             write_atomic(p.series.series_file, p.series_text.encode())
+        for path, data in (extra or {}).items():
+            write_atomic(path, data)
         for n in p.removed:
             (p.series.dir / n).unlink(missing_ok=True)
-        for rev, n in zip(p.revs, p.names):
-            set_note(p.tree, rev, n)
+        for rev, old, n in zip(p.revs, p.noted, p.names):
+            if old != [n]:
+                set_note(p.tree, rev, n)
         p.state.patches = list(p.names)
         p.state.applied = len(p.names)
         p.state.failed = None
+        p.state.skipped = []
+        p.state.recorded = {n: blob_id(p.data[n]) for n in p.names}
         write_state(p.tree, p.state)
 
 
@@ -318,13 +525,23 @@ def report(root: Path, p: Plan, dry: bool) -> None:
         f"{rel(p.tree, root)}/ into {rel(p.series.dir, root)}/"
         + (" (nothing written)" if dry else "")
     )
-    for n in p.unchanged:
-        print(f"  unchanged {n}")
-    for verb, names in (("change", p.changed), ("add", p.added), ("remove", p.removed)):
-        for n in names:
-            print(f"  {would}{verb} {n}")
+    for o, n in zip(p.owner, p.names):
+        if o is None:
+            print(f"  {would}add {n} (a new commit)")
+        elif o != n:
+            print(f"  {would}rename {o} -> {n}" + (" (changed)" if p.renames[n] else ""))
+        elif n in p.changed:
+            print(f"  {would}change {n}")
+        else:
+            print(f"  unchanged {n}")
+    for n in p.dropped:
+        print(f"  {would}remove {n} (dropped)")
     if p.series_changed:
         print(f"  {would}rewrite {p.series.label}")
+    if p.refusals:
+        print("but export refuses to write now:" if dry else "refused:")
+        for r in p.refusals:
+            print("  " + r.replace("\n", "\n  "))
 
 
 def target(root: Path, port: str | None) -> tuple[Path, Series]:
@@ -344,8 +561,8 @@ def export(tree: Path, series: Series, drops: list[str] = (), root: Path | None 
 
 def run(args) -> int:
     tree, series = target(args.root, args.port)
-    p = plan(tree, args.root, series, args.drop or [])
+    p = plan(tree, args.root, series, args.drop or [], dry=args.dry_run)
     if not args.dry_run:
         write(args.root, p)
     report(args.root, p, args.dry_run)
-    return 0
+    return 2 if p.refusals else 0

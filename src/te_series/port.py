@@ -11,10 +11,12 @@ The series' pre-image blobs exist only on its own base, so the merge needs that 
    express.
 
 A merge conflict stops the port and names the patch and the conflicting files; the
-temporary repository is discarded. `--out DIR` writes the ported series (port patches
-included) as patches for the target release's files. `--edit` leaves the port as a git
-repository in fork-port/<release>/ (branch `series`) for editing the port patches;
-`te-series export --port <release>` writes them back.
+temporary repository is discarded. Port patches cannot resolve a merge conflict (they
+apply after the merge): the series' patch must change so that it merges. `--out DIR`
+writes the ported series (port patches included) as patches for the target release's
+files. `--edit` leaves the port as a git repository in fork-port/<release>/ (branch
+`series`) for editing the port patches; `te-series export --port <release>` writes them
+back.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from .core import (
     PatchFailed,
     Series,
     SeriesError,
-    State,
     apply_patches,
     build_aside,
     check_pypi_blobs,
@@ -38,6 +39,7 @@ from .core import (
     git_run,
     init_pypi_base,
     load_series,
+    new_state,
     progress,
     read_state,
     rel,
@@ -56,7 +58,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     target_wheel = release_wheel(release, series)  # an unknown release fails here, first
     base = init_pypi_base(dest, release_wheel(base_release, series), base_release)
     names = series.names()
-    state = State("pypi", base, rel(series.dir, series.root), names, release=base_release)
+    state = new_state("pypi", base, series, names, release=base_release)
     write_state(dest, state)
     check_pypi_blobs(dest, series)
     apply_patches(dest, series, state, include=PYPI_PREFIX + "*")
@@ -74,18 +76,23 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     if proc.returncode != 0:
         files = git_run("diff", "--name-only", "--diff-filter=U", cwd=dest).stdout.split()
         subject = git_run("log", "-1", "--format=%s", "REBASE_HEAD", cwd=dest).stdout.strip()
+        shown = git_run("diff", cwd=dest).stdout.strip().splitlines()
         git_run("rebase", "--abort", cwd=dest)
         raise SeriesError(
-            f"porting to {release}: patch {subject!r} conflicts in "
+            f"porting to {release}: the 3-way merge of patch {subject!r} conflicts in "
             f"{', '.join(files) or '(no file; see git output)'}\n"
             f"{proc.stdout.strip()[-1500:]}\n"
-            "Nothing was installed. Add a port patch that the merge can apply, or adapt the "
-            "patch so it merges (see README, Port patches)."
+            + ("".join(f"  {l}\n" for l in shown[:60]) + ("  ...\n" if len(shown) > 60 else ""))
+            + f"Nothing was installed. A port patch cannot resolve this: port patches apply "
+            f"after the merge, so the merge itself must succeed first (port --edit stops the "
+            f"same way). Change that patch of the series so that it merges onto {release} "
+            "(te-series apply --te-src PATH, edit in fork/, te-series export), or take "
+            f"{release} out of base.toml's [port] targets until the series is rebased onto it."
         )
     top = git("rev-parse", "HEAD", cwd=dest).strip()
     ps = series.port_series(release)
     port_names = ps.names()
-    state = State("port", top, rel(ps.dir, series.root), port_names, release=release, target=target)
+    state = new_state("port", top, ps, port_names, release=release, target=target)
     write_state(dest, state)
     if port_patches and port_names:
         progress(f"{len(port_names)} port patch(es) for {release}")

@@ -4,11 +4,16 @@ patches/series groups the patches into PRs with `# pr: <slug>` lines (a group ru
 next marker). For each group, in order, branch `pr/<slug>` holds the upstream base, the
 previous PRs' commits and its own, so each PR is reviewable on top of the one before.
 
-Every commit is re-signed by the submitter (`--identity "Name <email>"`, else `git config
-user.name/user.email` of this checkout): the author becomes the submitter and the
-project's placeholder sign-off (base.toml's `[series] placeholder_identity`) is replaced
-by the submitter's through `git interpret-trailers`; other trailers stay. No identity, or
-the placeholder itself, is refused.
+Every commit is signed off by the submitter (`--identity "Name <email>"`, else `git config
+user.name/user.email` of this checkout), who certifies it under the DCO: every sign-off
+line of the project's placeholder (base.toml's `[series] placeholder_identity`, compared
+by e-mail address: case, spaces and trailing dots do not matter) is removed, wherever it
+stands, and the submitter's `Signed-off-by` trailer is added through `git interpret-trailers`;
+other trailers stay. A commit authored by the placeholder gets the submitter as author; a
+real author (a third party) is kept. After the branches are built, every message, author
+and committer is scanned for the placeholder's address, and `pr` refuses if any is left.
+No identity, the placeholder itself and reserved domains (.invalid, .example, .test,
+.localhost, example.com/.net/.org) are refused.
 
 OUT (default pr-out/) gets `pr.bundle` with the branches, `<slug>.md` (the description,
 patches/pr/<slug>.md in TE's PR template), `<slug>/` (the PR's commits as patches) and
@@ -17,6 +22,8 @@ SUMMARY.md listing each branch and its base.
 
 from __future__ import annotations
 
+import re
+import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -35,14 +42,37 @@ from .core import (
     load_series,
     progress,
     rel,
-    trailers,
 )
 
 MARKER = ".te-series-pr"
+RESERVED = re.compile(r"(^|\.)(invalid|example|test|localhost|example\.(com|net|org))$")
+EMAIL_RE = re.compile(r"[^\s<>@,;:\"()\[\]]+@[^\s<>@,;:\"()\[\]]+")
+SIGNOFF_RE = re.compile(r"^\s*signed-off-by\s*:\s*(.*?)\s*$", re.I)
+
+
+def norm_email(email: str) -> str:
+    """An address as compared: lower case, no surrounding space, no trailing dots."""
+    return email.strip().rstrip(".").lower()
+
+
+def split_identity(text: str) -> tuple[str, str] | None:
+    """(name, email) of "Name <email>", spaces inside normalised; None when it is not one."""
+    m = IDENTITY_RE.match(" ".join(text.split()))
+    return (m.group(1), m.group(2)) if m else None
+
+
+def mentions(text: str, email: str) -> list[str]:
+    """The lines of text that name the address `email` (normalised)."""
+    want = norm_email(email)
+    return [
+        line
+        for line in text.splitlines()
+        if any(norm_email(e) == want for e in EMAIL_RE.findall(line))
+    ]
 
 
 def identity(root: Path, given: str | None, series: Series) -> tuple[str, str]:
-    """The submitter's (name, email); refuse none and the project's placeholder."""
+    """The submitter's (name, email); refuse none, the project's placeholder and odd ones."""
     if given is None:
         name = git_run("config", "user.name", cwd=root).stdout.strip()
         email = git_run("config", "user.email", cwd=root).stdout.strip()
@@ -52,37 +82,70 @@ def identity(root: Path, given: str | None, series: Series) -> tuple[str, str]:
                 'git config user.name/user.email here, or pass --identity "Name <email>".'
             )
         given = f"{name} <{email}>"
-    m = IDENTITY_RE.match(given.strip())
-    if not m:
+    who = split_identity(given)
+    if who is None:
         raise SeriesError(f'--identity {given!r} is not "Name <email>"')
-    placeholder = series.base_value("series", "placeholder_identity")
-    p = IDENTITY_RE.match(placeholder)
-    if given.strip() == placeholder.strip() or (p and p.group(2).lower() == m.group(2).lower()):
+    placeholder = split_identity(series.base_value("series", "placeholder_identity"))
+    if norm_email(who[1]) == norm_email(placeholder[1]):
         raise SeriesError(
             f"{given} is the project's placeholder identity (base.toml [series] "
             "placeholder_identity), not a person: set your own (git config user.name/"
             'user.email, or --identity "Name <email>") to sign off the PRs.'
         )
-    return m.group(1), m.group(2)
+    domain = norm_email(who[1]).rpartition("@")[2]
+    if RESERVED.search(domain):
+        raise SeriesError(
+            f"{given}: {domain} is a reserved domain that receives no mail, so it cannot sign "
+            'off under the DCO. Use your real address (--identity "Name <email>"; a GitHub '
+            "noreply address is fine)."
+        )
+    return who
 
 
-def resign(message: str, who: str, placeholder: str, cwd: Path) -> str:
-    """The message with the placeholder's sign-off replaced by who's; other trailers kept."""
-    found = trailers(message, cwd)
-    drop = f"Signed-off-by: {placeholder}"
-    if ("Signed-off-by", placeholder) in found:
-        lines = message.rstrip("\n").split("\n")
-        idx = max(i for i, l in enumerate(lines) if l.strip() == drop)
-        message = "\n".join(lines[:idx] + lines[idx + 1 :]) + "\n"
-    return git(
+def resign(message: str, who: str, placeholder_email: str, cwd: Path) -> str:
+    """The message without the placeholder's sign-offs, signed off by `who` at the end.
+
+    Every `Signed-off-by:` line naming the placeholder's address goes, wherever it stands
+    (a squash leaves one in the body); blank lines left behind are folded; other trailers
+    stay. The result has no trailing blank line.
+    """
+    kept = []
+    for line in message.rstrip("\n").split("\n"):
+        m = SIGNOFF_RE.match(line)
+        ident = split_identity(m.group(1)) if m else None
+        if ident and norm_email(ident[1]) == norm_email(placeholder_email):
+            continue
+        kept.append(line)
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip("\n") + "\n"
+    out = git(
         "interpret-trailers",
         "--if-exists",
         "addIfDifferent",
         "--trailer",
         f"Signed-off-by: {who}",
         cwd=cwd,
-        input=message,
+        input=text,
     )
+    return out.rstrip("\n") + "\n"
+
+
+def scan(repo: Path, base: str, tip: str, placeholder_email: str) -> None:
+    """Refuse PR commits that still name the placeholder (message, author or committer)."""
+    log = git("log", "--format=%H%x00%s%x00%an <%ae>%x00%cn <%ce>%x00%B%x00", f"{base}..{tip}",
+              cwd=repo).split("\0")  # fmt: skip
+    found = []
+    for k in range(0, len(log) - 4, 5):
+        sha, subject, author, committer, body = (x.strip() for x in log[k : k + 5])
+        for what, text in (("author", author), ("committer", committer), ("message", body)):
+            for line in mentions(text, placeholder_email):
+                found.append(f"{sha[:12]} {subject!r}: {what}: {line.strip()!r}")
+    if found:
+        raise SeriesError(
+            "the PR commits still name the project's placeholder identity, which must not be "
+            "submitted:\n  " + "\n  ".join(found) + "\nEdit those patches (te-series apply "
+            "--te-src PATH, git -C fork rebase -i, te-series export), then run pr again. "
+            "Nothing was written."
+        )
 
 
 def prepare_out(out: Path, root: Path) -> None:
@@ -114,55 +177,62 @@ def run(args) -> int:
         raise SeriesError("pr needs a git base: --te-src PATH (a TE checkout with the base)")
     name, email = identity(root, args.identity, series)
     who = f"{name} <{email}>"
-    placeholder = series.base_value("series", "placeholder_identity")
+    placeholder = split_identity(series.base_value("series", "placeholder_identity"))[1]
     out = args.out or root / "pr-out"
     with tempfile.TemporaryDirectory(prefix="te-series-pr-") as tmp:
         repo = Path(tmp) / "repo"
         base = init_git_base(repo, args.te_src, series.base_commit)
         msg_file = Path(tmp) / "msg"
-        summary, prev = [], base
+        summary, prev, authors = [], base, {}
         for slug, group in groups:
             for patch in group:
                 progress(f"pr/{slug}: {patch}")
                 proc = am(repo, series.dir / patch)
                 if proc.returncode != 0:
                     raise SeriesError(failure_detail(repo, series.dir / patch, None, proc))
-                msg_file.write_text(
-                    resign(git("log", "-1", "--format=%B", cwd=repo), who, placeholder, repo)
-                )
-                date = git("log", "-1", "--format=%aI", cwd=repo).strip()
+                msg, author_email, date = git(
+                    "log", "-1", "--format=%B%x00%ae%x00%aI", cwd=repo
+                ).split("\0")
+                msg_file.write_text(resign(msg, who, placeholder, repo))
                 env = {
                     "GIT_AUTHOR_NAME": name,
                     "GIT_AUTHOR_EMAIL": email,
                     "GIT_COMMITTER_NAME": name,
                     "GIT_COMMITTER_EMAIL": email,
-                    "GIT_AUTHOR_DATE": date,
-                    "GIT_COMMITTER_DATE": date,
+                    "GIT_AUTHOR_DATE": date.strip(),
+                    "GIT_COMMITTER_DATE": date.strip(),
                 }
+                # The placeholder as author becomes the submitter; a real author stays.
+                reset = norm_email(author_email) == norm_email(placeholder)
                 git(
-                    "commit", "-q", "--amend", "--no-verify", "--reset-author",
-                    "--cleanup=verbatim", "-F", str(msg_file), cwd=repo, env=env,
+                    "commit", "-q", "--amend", "--no-verify", "--cleanup=verbatim",
+                    *(["--reset-author"] if reset else []), "-F", str(msg_file),
+                    cwd=repo, env=env,
                 )  # fmt: skip
+                author = git("log", "-1", "--format=%an <%ae>", cwd=repo).strip()
+                authors[author] = authors.get(author, 0) + 1
             git("branch", "-f", f"pr/{slug}", "HEAD", cwd=repo)
             summary.append((slug, prev, group))
             prev = f"pr/{slug}"
+        scan(repo, base, prev, placeholder)
         prepare_out(out, root)
         branches = [f"pr/{slug}" for slug, _ in groups]
         git("bundle", "create", "-q", str(out / "pr.bundle"), *branches, f"^{base}", cwd=repo)
         for slug, on, _ in summary:
             shutil.copy2(series.dir / "pr" / f"{slug}.md", out / f"{slug}.md")
             format_patch(repo, f"{on}..pr/{slug}", out / slug)
-    write_summary(out, base, who, summary)
+    write_summary(out, base, who, summary, authors)
     print(f"{len(groups)} PR branch(es), {len(names)} commit(s), signed off by {who}:")
     print((out / "SUMMARY.md").read_text())
     return 0
 
 
-def write_summary(out: Path, base: str, who: str, summary) -> None:
+def write_summary(out: Path, base: str, who: str, summary, authors: dict[str, int]) -> None:
+    by = ", ".join(f"{a} ({n})" for a, n in authors.items())
     lines = [
         "# PR branches",
         "",
-        f"Upstream base: {base}. Commits authored and signed off by {who}.",
+        f"Upstream base: {base}. Every commit is signed off by {who}; authors: {by}.",
         "",
         "| branch | base | commits | description |",
         "|---|---|---|---|",
@@ -174,7 +244,7 @@ def write_summary(out: Path, base: str, who: str, summary) -> None:
         "",
         "In your TE checkout:",
         "",
-        f"    git fetch {out / 'pr.bundle'} 'refs/heads/pr/*:refs/heads/pr/*'",
+        f"    git fetch {shlex.quote(str(out / 'pr.bundle'))} 'refs/heads/pr/*:refs/heads/pr/*'",
         "    git push <your fork> " + " ".join(f"pr/{s}" for s, _, _ in summary),
         "",
         "Open the PRs in order; each one's base is the branch before it (the first: main).",

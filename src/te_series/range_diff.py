@@ -4,7 +4,8 @@ REV (and REV2, default: the working tree's patches/) are git revisions of this t
 checkout, e.g. HEAD~3 or a tag. Both versions of patches/ are applied, each to its own
 base commit, in one throw-away clone of --te-src (or, with the same [pypi] release, on
 the PyPI base), and `git range-diff` compares the two commit ranges, as b4's
-`prep --compare-to` does.
+`prep --compare-to` does. On the PyPI base only transformer_engine/ hunks apply: the
+output then starts with a line that lists the files left out.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from .core import (
     init_git_base,
     init_pypi_base,
     load_series,
+    read_patch,
+    rel,
     release_wheel,
     write_state,
 )
@@ -69,8 +72,41 @@ def apply_version(repo: Path, series: Series, label: str, base: str, include: st
     return f"{base}..{label}"
 
 
+def check_out(root: Path, out: Path | None) -> None:
+    """Refuse an --out that would overwrite the series or another tracked file; before work."""
+    if out is None:
+        return
+    if out.is_dir():
+        raise SeriesError(f"--out {out} is a folder; name a file")
+    if not out.parent.is_dir():
+        raise SeriesError(f"--out {out}: folder {out.parent} does not exist")
+    inside = out.resolve().is_relative_to((root / "patches").resolve())
+    tracked = git_run("ls-files", "--error-unmatch", str(out), cwd=root).returncode == 0
+    if inside or tracked:
+        raise SeriesError(
+            f"--out {rel(out, root)} is "
+            + ("inside patches/" if inside else "a file tracked in this checkout")
+            + "; the range-diff would overwrite it. Name another file (e.g. series.range-diff)."
+        )
+
+
+def absent_files(*versions: Series) -> dict[str, list[str]]:
+    """Files the versions touch that a PyPI base lacks (tests/, docs/), with their patches."""
+    out: dict[str, list[str]] = {}
+    for s in versions:
+        for path in s.paths():
+            for f in read_patch(path).files:
+                if not f.path.startswith(PYPI_PREFIX):
+                    out.setdefault(f.path, [])
+                    if path.name not in out[f.path]:
+                        out[f.path].append(path.name)
+    return out
+
+
 def run(args) -> int:
     root = args.root
+    check_out(root, args.out)
+    header = ""
     with tempfile.TemporaryDirectory(prefix="te-series-range-diff-") as tmp:
         tmp = Path(tmp)
         old = checkout_patches(root, args.rev, tmp / "old")
@@ -93,6 +129,14 @@ def run(args) -> int:
                     f"the versions pin different PyPI releases ({old.release}, {new.release}); "
                     "compare them on a git base: --te-src PATH"
                 )
+            absent = absent_files(old, new)
+            if absent:
+                header = (
+                    f"# range-diff on the PyPI base ({new.release}): transformer_engine/ only. "
+                    f"Left out, not in this base: {', '.join(sorted(absent))}. "
+                    "Use --te-src PATH for the whole series.\n"
+                )
+                print(header.rstrip(), file=sys.stderr)
             wheel = args.wheel or release_wheel(new.release, new)
             bases = [init_pypi_base(repo, wheel, new.release)] * 2
             include = PYPI_PREFIX + "*"
@@ -104,6 +148,7 @@ def run(args) -> int:
         else:  # git range-diff needs two non-empty ranges
             out = git("log", "--format=%h %s", a, cwd=repo) + "  (old)\n"
             out += git("log", "--format=%h %s", b, cwd=repo) + "  (new)\n"
+        out = header + out
     if args.out:
         args.out.write_text(out)
         print(f"range-diff {args.rev}..{args.rev2 or 'patches/'} written to {args.out}")

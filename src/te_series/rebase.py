@@ -1,13 +1,17 @@
 """`te-series rebase --onto COMMIT`: move the series to another upstream commit.
 
 fork/ must hold the whole series and be exportable. The commit is looked up in fork/,
-else in --te-src (and fetched). `git rebase --onto COMMIT <base> series` moves the series'
-commits (git carries the patch-name notes along); then base.toml's `[upstream] commit`
-line is pointed at COMMIT (nothing else in the file changes) and the series is exported.
-Only base..HEAD is ever exported, so upstream commits never become patches.
+else in --te-src (and fetched); it must be upstream's (on a remote-tracking branch or a
+tag of fork/, or on a branch or tag of --te-src), not one of the series' own commits.
+base.toml's new text is made before anything moves, so a commit line the tool cannot edit
+stops the rebase before it starts. `git rebase --onto COMMIT <base> series` moves the
+series' commits (git carries the patch-name notes along); then the patches and
+base.toml's `[upstream] commit` line (nothing else in the file changes) are written as
+one group. Only base..HEAD is ever exported, so upstream commits never become patches.
 
 A conflict names the patch and files: resolve it in fork/, then
-`git -C fork rebase --continue` and `te-series rebase --continue` (or `--abort`).
+`git -C fork rebase --continue` and `te-series rebase --continue` (or `--abort`, which
+puts fork/ back where it was).
 """
 
 from __future__ import annotations
@@ -16,23 +20,26 @@ import dataclasses
 
 from .core import (
     SeriesError,
+    base_text_with_commit,
+    commits,
     git,
     git_run,
     in_progress,
     is_ancestor,
     load_series,
-    no_interrupt,
     note_names,
     read_state,
     rel,
-    set_base_commit,
     write_state,
 )
 from .export import check_tree, plan, report, write
 
 
-def resolve(fork, onto: str, te_src) -> str:
-    """The commit id of onto: in --te-src when given (then fetched into fork/), else in fork/."""
+def resolve(fork, onto: str, te_src, base: str) -> str:
+    """The commit id of onto: in --te-src when given (then fetched into fork/), else in fork/.
+
+    Refuse one of the series' own commits, and a commit that is on no upstream ref.
+    """
     where = te_src or fork
     sha = git_run("rev-parse", "-q", "--verify", f"{onto}^{{commit}}", cwd=where).stdout.strip()
     if not sha:
@@ -40,7 +47,36 @@ def resolve(fork, onto: str, te_src) -> str:
         raise SeriesError(f"{onto} is not a commit in {where}{hint}")
     if te_src:
         git("fetch", "-q", str(te_src), sha, cwd=fork)
+    refuse_own(fork, sha, onto, base)
+    refs = ["refs/heads", "refs/remotes", "refs/tags"] if te_src else ["refs/remotes", "refs/tags"]
+    found = git(
+        "for-each-ref", "--contains", sha, "--count=1", "--format=%(refname)", *refs, cwd=where
+    ).strip()
+    if not found:
+        where_said = (
+            f"branch or tag of {te_src}" if te_src else "remote-tracking branch or tag of fork/"
+        )
+        raise SeriesError(
+            f"{onto} ({sha[:12]}) is on no {where_said}, so it is not an upstream commit. Name "
+            "an upstream commit (e.g. origin/main), with --te-src PATH for a TE checkout that "
+            "has it."
+        )
     return sha
+
+
+def refuse_own(fork, onto: str, onto_name: str, base: str) -> None:
+    """Refuse a new base that is one of the series' own commits, or built on one."""
+    series = commits(fork, f"{base}..HEAD")
+    inside = set(git("rev-list", onto, "--not", base, cwd=fork).split()) & set(series)
+    if inside:
+        first = onto if onto in inside else min(inside, key=series.index)
+        subject = git("log", "-1", "--format=%s", first, cwd=fork).strip()
+        what = "is" if onto in inside else "is built on"
+        raise SeriesError(
+            f"{onto_name} ({onto[:12]}) {what} a commit of the series itself ({first[:12]} "
+            f"{subject!r}), not upstream's; a rebase onto it would drop the series' commits. "
+            "--onto takes an upstream commit (e.g. origin/main --te-src PATH)."
+        )
 
 
 def finish(root, fork, series, drops) -> int:
@@ -51,22 +87,32 @@ def finish(root, fork, series, drops) -> int:
         if proc.returncode != 0:
             raise SeriesError(conflict(fork, proc))
     if not is_ancestor(fork, onto, "HEAD"):
-        state.rebase_onto = None
+        state.rebase_onto = state.rebase_from = None
         write_state(fork, state)
         raise SeriesError(
             f"fork/ is not on {onto[:12]}: the rebase was aborted. fork/ stays on "
             f"{state.base[:12]}; nothing changed."
         )
-    moved = dataclasses.replace(state, base=onto, rebase_onto=None)
+    listed = series.names()
+    held = {n for r in commits(fork, f"{onto}..HEAD") for n in note_names(fork, r)}
+    gone = [n for n in listed if n not in held and n not in drops]
+    if gone:
+        raise SeriesError(
+            f"git rebase dropped the commit(s) of {', '.join(gone)}: onto {onto[:12]} they "
+            "became empty, because that commit already has their changes. If upstream merged "
+            "them, finish with: te-series rebase --continue --drop "
+            + " --drop ".join(gone)
+            + ". If not, give up: te-series rebase --abort (fork/ goes back where it was)."
+        )
+    toml = base_text_with_commit(series, onto)
+    moved = dataclasses.replace(state, base=onto, rebase_onto=None, rebase_from=None)
     try:
         p = plan(fork, root, series, drops, state=check_tree(fork, root, moved), base_commit=onto)
     except SeriesError as e:
         raise SeriesError(
-            f"{e}\n(After a rebase: te-series rebase --continue [--drop NAME].)"
+            f"{e}\n(After a rebase: te-series rebase --continue [--drop NAME], or --abort.)"
         ) from None
-    with no_interrupt():
-        write(root, p)
-        set_base_commit(series, onto)
+    write(root, p, extra={series.base_file: toml.encode()})
     report(root, p, dry=False)
     print(f"rebased onto {onto}; {rel(series.base_file, root)} [upstream] commit updated")
     print("Check that [pypi] release still matches the new base: te-series check")
@@ -88,20 +134,37 @@ def conflict(fork, proc) -> str:
     )
 
 
+def abort(fork) -> int:
+    state = read_state(fork)
+    busy = in_progress(fork) == "a git rebase"
+    if state is None or not state.rebase_onto:
+        if busy:
+            raise SeriesError(
+                "fork/ has a git rebase in progress that te-series did not start: "
+                "git -C fork rebase --abort"
+            )
+        raise SeriesError("no te-series rebase is in progress; nothing to abort")
+    if busy:
+        git("rebase", "--abort", cwd=fork)
+    head = git("rev-parse", "HEAD", cwd=fork).strip()
+    back = ""
+    if state.rebase_from and head != state.rebase_from:
+        # The rebase itself had finished (the export step refused): move series back.
+        git("reset", "-q", "--keep", state.rebase_from, cwd=fork)
+        back = f" (HEAD was {head[:12]}; git -C fork reflog has it)"
+    state.rebase_onto = state.rebase_from = None
+    write_state(fork, state)
+    print(f"rebase aborted; fork/ is back on the series at {state.base[:12]}{back}")
+    return 0
+
+
 def run(args) -> int:
     root = args.root
     fork = root / "fork"
     series = load_series(root)
     drops = args.drop or []
     if args.abort:
-        state = read_state(fork)
-        if in_progress(fork) == "a git rebase":
-            git("rebase", "--abort", cwd=fork)
-        if state and state.rebase_onto:
-            state.rebase_onto = None
-            write_state(fork, state)
-        print(f"rebase aborted; fork/ is on {state.base[:12] if state else '?'} as before")
-        return 0
+        return abort(fork)
     if args.continue_:
         state = read_state(fork)
         if state is None or not state.rebase_onto:
@@ -111,10 +174,12 @@ def run(args) -> int:
         raise SeriesError("say where to: te-series rebase --onto COMMIT [--te-src PATH]")
     state = check_tree(fork, root)
     plan(fork, root, series, drops, state=state)  # all of export's guards, before moving
-    onto = resolve(fork, args.onto, args.te_src)
+    onto = resolve(fork, args.onto, args.te_src, state.base)
     if onto == state.base:
         raise SeriesError(f"fork/ is already on {onto[:12]}")
+    base_text_with_commit(series, onto)  # a line it cannot edit stops here, not halfway
     state.rebase_onto = onto
+    state.rebase_from = git("rev-parse", "HEAD", cwd=fork).strip()
     write_state(fork, state)
     proc = git_run("rebase", "--onto", onto, state.base, "series", cwd=fork)
     if proc.returncode != 0:

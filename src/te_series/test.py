@@ -1,6 +1,7 @@
 """`te-series test`: the tool's own tests plus the CPU acceptance suite, in the project venv.
 
-Extra arguments go to pytest and are read from the caller's directory. `--long` lets the
+Extra arguments go to pytest and are read from the caller's directory. When the run
+includes the acceptance suite, the venv must import TE (else: te-series build). `--long` lets the
 randomized differential test run a large example budget instead of CI's fixed one.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 from .build import release_venv
 from .core import SeriesError, load_series, rel
@@ -26,6 +28,24 @@ def run(args) -> int:
             f"te-series build{' --release ' + release if args.release else ''}. "
             f"Built here: {', '.join(built) or 'none'}."
         )
+    # Without paths, pytest runs the ini's testpaths, acceptance/ included.
+    named = [Path(a) for a in args.pytest_args if not a.startswith("-") and Path(a).exists()]
+    acceptance = not named or any("acceptance" in p.resolve().parts for p in named)
+    if acceptance:
+        probe = subprocess.run(
+            [str(py), "-c", "import torch, transformer_engine.pytorch"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if probe.returncode != 0:
+            why = (probe.stderr.strip().splitlines() or ["(no message)"])[-1]
+            raise SeriesError(
+                f"{rel(venv, root)}/ has no working build of TE {release} ({why}), which the "
+                f"acceptance suite tests. Build it: te-series build"
+                f"{' --release ' + release if args.release else ''}. (The tool's own tests "
+                "alone: te-series test tests)"
+            )
     env = dict(os.environ)
     if args.long:
         env["TE_SERIES_HYPOTHESIS_PROFILE"] = "long"
