@@ -124,3 +124,15 @@ def test_rebase_refuses_an_uneditable_commit_line_before_moving(three, project, 
     assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
     assert read_state(fork).rebase_onto is None
     assert te("export")[0] == 0
+
+
+def test_rebase_refuses_what_export_would_refuse_before_moving(three, project, upstream, capsys):
+    names = three.names()
+    fork = project / "fork"
+    sh("git", "reset", "-q", "--hard", "HEAD~1", cwd=fork)  # patch 3's commit is gone
+    head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    commit(upstream, {"README": "news\n"}, "Upstream news")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and f"an export now would drop {names[2]}" in out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
+    assert read_state(fork).rebase_onto is None

@@ -469,3 +469,136 @@ def test_export_refuses_an_upstream_commit_on_a_tag_before_any_patch(project, up
     commit(fork, {"tests/a.py": "A = 1\n"}, msg("Add a"))
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 2 and "Upstream PR commit (on pr-123)" in out
+
+
+# --------------------------------------------------------------------------- guards found
+# uncovered by removing each one (mutation testing by hand)
+
+
+def test_export_finds_an_operation_in_progress_where_git_keeps_it(three, project, capsys):
+    """fork/.git may be a file naming the git dir (git init --separate-git-dir): an unfinished
+    merge is found through git rev-parse --git-path, not by looking inside fork/.git/."""
+    fork = project / "fork"
+    gitdir = project.parent / "fork-gitdir"
+    shutil.move(fork / ".git", gitdir)
+    (fork / ".git").write_text(f"gitdir: {gitdir}\n")
+    sh("git", "checkout", "-q", "-b", "side", "HEAD~1", cwd=fork)
+    commit(fork, {"tests/side.py": "S = 1\n"}, msg("Side"))
+    sh("git", "checkout", "-q", "series", cwd=fork)
+    sh("git", "merge", "-q", "--no-ff", "--no-commit", "side", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "fork/ has a git merge in progress" in out
+
+
+def test_export_refuses_an_upstream_commit_on_a_remote_branch_above_the_series(
+    three, project, upstream, capsys
+):
+    """W10: upstream took the series as it is and built on it; fork/ fast-forwarded to that.
+    The commit on top is on a remote-tracking branch, so it is upstream's, not a new patch."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    sh("git", "fetch", "-q", str(fork), "series", cwd=upstream)
+    sh("git", "checkout", "-q", "-b", "taken", "FETCH_HEAD", cwd=upstream)
+    commit(upstream, {"README": "later\n"}, "Upstream follow-up")
+    sh("git", "checkout", "-q", "main", cwd=upstream)
+    sh("git", "fetch", "-q", "origin", cwd=fork)
+    sh("git", "merge", "-q", "--ff-only", "origin/taken", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "1 upstream commit(s)" in out
+    assert "Upstream follow-up (on origin/taken)" in out
+    assert patch_bytes(three) == before
+
+
+def test_export_refuses_an_author_git_am_would_read_back_differently(three, project, capsys):
+    before = patch_bytes(three)
+    fork = project / "fork"
+    (fork / "tests" / "e.py").write_text("E = 1\n")
+    sh("git", "add", "-A", cwd=fork)
+    sh("git", "commit", "-q", "-m", msg("Add e"), cwd=fork, env={"GIT_AUTHOR_NAME": "Dev  Two"})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "its author 'Dev  Two <dev@example.com>' would come back from the patch as " in out
+    assert "'Dev Two <dev@example.com>'" in out
+    assert patch_bytes(three) == before
+
+
+def test_apply_without_force_leaves_an_unfinished_rebuild_alone(three, project, upstream, capsys):
+    move_upstream(project, upstream, CONFLICTING)
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 2
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "fork.new/ holds an unfinished apply" in out
+    assert read_state(project / "fork.new").failed == three.names()[1]
+    assert not (project / ".te-series-backup").exists()
+
+
+def test_continue_refuses_while_a_rebase_is_in_progress(
+    three, project, upstream, capsys, monkeypatch
+):
+    shutil.rmtree(project / "fork")
+    interrupt_nth(monkeypatch, "am", 2)
+    assert te("apply", "--te-src", str(upstream))[0] == 130
+    monkeypatch.undo()
+    monkeypatch.setenv("TE_SERIES_ROOT", str(project))
+    fork = project / "fork"
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"}
+    sh("git", "rebase", "-q", "-i", "HEAD~1", cwd=fork, env=env)
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 2 and "a git rebase is in progress in fork/; finish or abort it first" in out
+    assert core.in_progress(fork) == "a git rebase"
+    assert read_state(fork).applied == 1
+
+
+def test_continue_without_a_fix_says_the_patch_is_still_missing(three, project, upstream, capsys):
+    name = three.names()[1]
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    fork = project / "fork"
+    sh("git", "am", "--abort", cwd=fork)
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 2 and f"{name} is still not in fork/" in out
+    assert read_state(fork).applied == 1
+
+
+def test_ctrl_c_during_export_says_patches_are_written_whole(three, project, capsys, monkeypatch):
+    from te_series import export as export_mod
+
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=project / "fork")
+    real = export_mod.write_atomic
+
+    def write_then_interrupt(path, data):
+        real(path, data)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(export_mod, "write_atomic", write_then_interrupt)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 130 and "interrupted (Ctrl-C)" in out
+    assert "patches/ is written all at once or not at all." in out
+    assert "patches/ was not written" not in out
+
+
+def test_a_bug_is_one_message_without_traceback(three, project, capsys, monkeypatch):
+    from te_series import status
+
+    def broken(args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(status, "run", broken)
+    rc, out = te("status", capsys=capsys)
+    assert rc == 3 and "te-series status: internal error: RuntimeError: boom" in out
+    assert "TE_SERIES_DEBUG=1" in out and "Traceback" not in out
+    monkeypatch.setenv("TE_SERIES_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        te("status")
+
+
+def test_te_series_root_naming_another_checkout_is_said(
+    three, project, tmp_path, capsys, monkeypatch
+):
+    other = tmp_path / "other"
+    (other / "patches").mkdir(parents=True)
+    (other / "patches" / "series").write_text("")
+    monkeypatch.chdir(other)
+    rc, out = te("status", capsys=capsys)
+    assert rc == 0 and f"warning: working on {project}" in out
+    assert f"not on the checkout you are in ({other})" in out
