@@ -50,8 +50,14 @@ class PatchFailed(SeriesError):
     """`git am` stopped on a patch; the work tree is left at that patch for the user.
 
     The message names the patch, file and hunk and quotes git; the caller adds where the
-    tree is and how to go on.
+    tree is and how to go on. `kind` says what happened: "conflict" (conflict markers in
+    the tree), "unapplied" (nothing of the patch was applied) or "already" (git am made no
+    commit: the change is already in the tree).
     """
+
+    def __init__(self, text: str, kind: str = "conflict"):
+        super().__init__(text)
+        self.kind = kind
 
 
 def project_root() -> Path:
@@ -1160,11 +1166,24 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
         name = state.patches[state.applied]
         progress(f"[{state.applied + 1}/{total}] git am -3 {name}")
         record_file(state, series.dir / name)
+        before = git("rev-parse", "HEAD", cwd=repo).strip()
         proc = am(repo, series.dir / name, include)
         if proc.returncode != 0:
             state.failed = name
             write_state(repo, state)
-            raise PatchFailed(failure_detail(repo, series.dir / name, include, proc))
+            text = failure_detail(repo, series.dir / name, include, proc)
+            conflicted = git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout
+            raise PatchFailed(text, "conflict" if conflicted.strip() else "unapplied")
+        if git("rev-parse", "HEAD", cwd=repo).strip() == before:
+            # "No changes -- Patch already applied": git am exits 0 without a commit. Noting
+            # HEAD would give the previous patch's commit this patch's name.
+            state.failed = name
+            write_state(repo, state)
+            raise PatchFailed(
+                f"patch {name} made no commit: its change is already in the tree "
+                f"(git am says: {' '.join(proc.stdout.split())[-300:] or 'nothing'})\n",
+                "already",
+            )
         set_note(repo, "HEAD", name)
         state.applied += 1
         state.failed = None

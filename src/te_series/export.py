@@ -347,6 +347,19 @@ def plan(
         check_roundtrip(tree, root, revs, files)
         data = {p.name: p.read_bytes() for p in files}
     names = list(data)
+    # A rename must not land on another listed patch's file: that file would be overwritten
+    # and the renamed one deleted, though --drop named neither.
+    clash = [(o, n) for o, n in zip(owner, names) if o is not None and o != n and n in slot]
+    if clash:
+        raise SeriesError(
+            "export would write "
+            + "; ".join(
+                f"the commit noted as {o} over {n}, another patch of the series" for o, n in clash
+            )
+            + f", and delete {', '.join(o for o, _ in clash)}. The patch-name notes in "
+            f"{rel(tree, root)}/ do not match its commits. Nothing was written. Rebuild the "
+            f"tree ({verbs['rebuild']}; the old tree is kept whole in a backup)."
+        )
     text = merge_series(entries, slot, owner, names)
     changed, added, unchanged = [], [], []
     for n, blob in data.items():

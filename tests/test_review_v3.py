@@ -1,0 +1,84 @@
+"""Guards added after the third adversarial review (F rows of its table)."""
+
+from __future__ import annotations
+
+import shutil
+
+from te_series.core import NOTES_REF, read_state
+from series_helpers import (
+    save,
+    sh,
+    te,
+)
+
+
+def note(fork, rev: str) -> str:
+    return sh("git", "notes", f"--ref={NOTES_REF}", "show", rev, cwd=fork).strip()
+
+
+# --------------------------------------------------------------------------- F1
+
+
+def add_copy_of_patch_2(series) -> str:
+    """A fourth patch whose change patch 2 already made (a colleague's copy of it)."""
+    names = series.names()
+    text = (series.dir / names[1]).read_text()
+    text = text.replace("Make route return a list", "Colleague's copy of the route change")
+    name = "0004-PyTorch-Colleague-s-copy.patch"
+    (series.dir / name).write_text(text)
+    series.series_file.write_text(series.series_file.read_text() + name + "\n")
+    save(series.root, "colleague")
+    return name
+
+
+def test_apply_stops_on_a_patch_that_makes_no_commit(three, project, upstream, capsys):
+    names = three.names()
+    extra = add_copy_of_patch_2(three)
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert f"patch {extra} made no commit: its change is already in the tree" in out
+    assert "remove its line from patches/series" in out and "--continue --skip" in out
+    assert "fix the conflicts" not in out
+    new = project / "fork.new"
+    state = read_state(new)
+    assert (state.applied, state.failed) == (3, extra)
+    # The previous patch's commit keeps its own name.
+    assert note(new, "HEAD") == names[2]
+    rc, out = te("apply", "--continue", "--skip", capsys=capsys)
+    assert rc == 0, out
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"--drop {extra}" in out
+    assert (three.dir / extra).exists() and three.names() == [*names, extra]
+
+
+def test_export_never_renames_a_commit_over_another_listed_patch(three, project, capsys):
+    """Notes that point a commit at the wrong patch (as the F1 bug left them): export must not
+    overwrite one listed patch with it and delete the other."""
+    names = three.names()
+    fork = project / "fork"
+    sh("git", "notes", f"--ref={NOTES_REF}", "add", "-f", "-m", names[2], "HEAD~1", cwd=fork)
+    sh("git", "reset", "-q", "--hard", "HEAD~1", cwd=fork)
+    before = {n: (three.dir / n).read_bytes() for n in names}
+    rc, out = te("export", "--drop", names[1], capsys=capsys)
+    assert rc == 2
+    assert f"the commit noted as {names[2]} over {names[1]}" in out
+    assert {n: (three.dir / n).read_bytes() for n in names} == before
+    assert three.names() == names
+
+
+# --------------------------------------------------------------------------- F6
+
+
+def test_patch_that_applies_nowhere_does_not_speak_of_conflicts(three, project, upstream, capsys):
+    names = three.names()
+    path = three.dir / names[1]
+    path.write_text(
+        path.read_text().replace(' """Return values as a tuple."""', ' """Hand edit."""')
+    )
+    save(project, "hand edit")
+    shutil.rmtree(project / "fork")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert f"Nothing of {names[1]} was applied (no conflict markers" in out
+    assert "fix the conflicts" not in out
+    assert "te-series apply --force --te-src PATH" in out
