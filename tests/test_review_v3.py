@@ -82,3 +82,41 @@ def test_patch_that_applies_nowhere_does_not_speak_of_conflicts(three, project, 
     assert f"Nothing of {names[1]} was applied (no conflict markers" in out
     assert "fix the conflicts" not in out
     assert "te-series apply --force --te-src PATH" in out
+
+
+# --------------------------------------------------------------------------- F3, F7
+
+
+def test_range_diff_out_never_overwrites_work_or_any_file(three, project, upstream, capsys):
+    fork = project / "fork"
+    work = fork / "transformer_engine/pytorch/fuser.py"
+    work.write_text(work.read_text() + "# my work\n")
+    (project / ".te-series-backup" / "x" / "fork").mkdir(parents=True)
+    mine = project / "mine.txt"
+    mine.write_text("mine\n")
+    cases = [
+        (work, "inside fork/"),
+        (fork / "new.txt", "inside fork/"),
+        (project / "fork.new", "inside fork.new/"),
+        (project / ".te-series-backup" / "x" / "fork" / "f", "inside .te-series-backup/"),
+        (mine, "exists; range-diff never overwrites a file"),
+    ]
+    for out, says in cases:
+        rc, text = te(
+            "range-diff", "HEAD", "--te-src", str(upstream), "--out", str(out), capsys=capsys
+        )
+        assert rc == 2 and says in text and "cloning" not in text, (out, text)
+    assert work.read_text().endswith("# my work\n") and mine.read_text() == "mine\n"
+    assert not (fork / "new.txt").exists()
+
+
+def test_port_out_is_checked_before_any_work(three, project, tmp_path, capsys):
+    rc, text = te("port", "--out", str(project / "patches" / "port"), capsys=capsys)
+    assert rc == 2 and "inside patches/" in text
+    assert not (project / "patches" / "port").exists()
+    old = tmp_path / "out" / "10.0.0"
+    old.mkdir(parents=True)
+    (old / "0001-x.patch").write_text("old\n")
+    rc, text = te("port", "--out", str(tmp_path / "out"), capsys=capsys)
+    assert rc == 2 and "out/10.0.0/ holds files already" in text and "downloading" not in text
+    assert (old / "0001-x.patch").read_text() == "old\n"

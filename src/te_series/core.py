@@ -943,6 +943,22 @@ def untracked(repo: Path) -> list[str]:
     return [p for p in out.split("\0") if p]
 
 
+# Folders of the project that te-series keeps (the series, work trees, backups): no --out
+# may write into them.
+OWN_DIRS = ("patches", "fork", "fork.new", "fork-port", BACKUP_DIR)
+
+
+def refuse_own_dir(root: Path, out: Path, example: str) -> None:
+    """Refuse an --out path inside the series, a work tree or a backup."""
+    for d in OWN_DIRS:
+        if Path(out).resolve().is_relative_to((root / d).resolve()):
+            raise SeriesError(
+                f"--out {rel(out, root)} is inside {d}/, which te-series keeps (the series, "
+                f"the work trees and their backups); writing there could overwrite them. "
+                f"Name a path outside them (e.g. {example})."
+            )
+
+
 def backup_stamp(root: Path) -> str:
     """A fresh folder name under .te-series-backup/: the time, made unique."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
