@@ -120,3 +120,40 @@ def test_port_out_is_checked_before_any_work(three, project, tmp_path, capsys):
     rc, text = te("port", "--out", str(tmp_path / "out"), capsys=capsys)
     assert rc == 2 and "out/10.0.0/ holds files already" in text and "downloading" not in text
     assert (old / "0001-x.patch").read_text() == "old\n"
+
+
+# --------------------------------------------------------------------------- F2
+
+FORK_CONFIG = {
+    "format.suffix": ".txt",
+    "format.headers": "X-Extra: 1",
+    "format.to": "someone@example.com",
+    "format.from": "Other <other@example.com>",
+    "format.signOff": "true",
+    "format.forceInBodyFrom": "true",
+    "diff.context": "5",
+    "diff.interHunkContext": "9",
+    "diff.algorithm": "histogram",
+    "diff.orderFile": "order.txt",
+    "diff.noprefix": "true",
+    "diff.suppressBlankEmpty": "true",
+    "diff.relative": "true",
+    "core.quotePath": "false",
+    "color.ui": "always",
+}
+
+
+def test_forks_own_git_config_does_not_change_export(three, project, capsys, monkeypatch):
+    fork = project / "fork"
+    (project / "order.txt").write_text("transformer_engine/*\n")
+    before = {p.name: p.read_bytes() for p in three.dir.iterdir() if p.is_file()}
+    for key, value in FORK_CONFIG.items():
+        sh("git", "config", key, value, cwd=fork)
+    sh("git", "config", "diff.orderFile", str(project / "order.txt"), cwd=fork)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "diff.context")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "7")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert {p.name: p.read_bytes() for p in three.dir.iterdir() if p.is_file()} == before
+    assert "unchanged" in out and "change " not in out and "rename" not in out

@@ -254,9 +254,17 @@ def is_ancestor(repo: Path, a: str, b: str) -> bool:
     return git_run("merge-base", "--is-ancestor", a, b, cwd=repo).returncode == 0
 
 
-# One definition of the format-patch arguments (export, port, pr, rebase). With them and
-# without the user's global git config, a re-export of unchanged commits is byte-identical.
+# One definition of the format-patch arguments (export, port, pr, rebase). Every option
+# that a git config key could change is given here (or as a -c override), so neither the
+# user's global config nor the work tree's own .git/config changes the patches; with them a
+# re-export of unchanged commits is byte-identical.
 FORMAT_PATCH_ARGS = (
+    "-c",
+    "diff.suppressBlankEmpty=false",
+    "-c",
+    "core.quotePath=true",
+    "-c",
+    "color.ui=never",
     "format-patch",
     "--zero-commit",
     "--no-signature",
@@ -273,14 +281,44 @@ FORMAT_PATCH_ARGS = (
     "--filename-max-length=64",
     "--src-prefix=a/",
     "--dst-prefix=b/",
+    "--suffix=.patch",  # format.suffix
+    "--no-add-header",  # format.headers
+    "--no-to",  # format.to
+    "--no-cc",  # format.cc
+    "--no-from",  # format.from
+    "--no-signoff",  # format.signOff
+    "--no-force-in-body-from",  # format.forceInBodyFrom
+    "-U3",  # diff.context
+    "--inter-hunk-context=0",  # diff.interHunkContext
+    "--diff-algorithm=myers",  # diff.algorithm
+    "-O/dev/null",  # diff.orderFile
+    "--no-relative",  # diff.relative
+    "--indent-heuristic",  # diff.indentHeuristic
+    "--submodule=short",  # diff.submodule
 )
 
 
 def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
     """`git format-patch` revs into out; the files in order."""
-    env = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    env = {
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_COUNT": "0",
+        "GIT_CONFIG_PARAMETERS": "",
+    }
     listed = git(*FORMAT_PATCH_ARGS, "-o", str(out), revs, cwd=repo, env=env)
-    return [Path(line) if Path(line).is_absolute() else repo / line for line in listed.split()]
+    files = [
+        Path(line) if Path(line).is_absolute() else repo / line
+        for line in listed.splitlines()
+        if line
+    ]
+    odd = [f.name for f in files if not f.name.endswith(".patch")]
+    if odd:
+        raise SeriesError(
+            f"git format-patch in {repo} wrote {', '.join(odd[:3])}, not *.patch files; check "
+            f"the format.* settings of git -C {repo} config --list. Nothing was written."
+        )
+    return files
 
 
 def trailers(message: str, cwd: Path) -> list[tuple[str, str]]:

@@ -1,8 +1,9 @@
 """`te-series export`: write base..HEAD of fork/ back to patches/ and update series.
 
 Export is stable: zero commit hash, no signature, no numbering in subjects, full blob
-ids, the user's git config left out. A re-export with no edits is byte-identical, and
-untouched patches stay byte-identical when others change.
+ids, every option a git config key could change given explicitly (core.FORMAT_PATCH_ARGS).
+A re-export with no edits is byte-identical, and untouched patches stay byte-identical
+when others change.
 
 Export never loses the series. It refuses a fork/ that does not hold the whole series
 (apply stopped or was interrupted, a patch's commit is gone or squashed into another) and
