@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
+import te_series
+from te_series import cli
 from te_series.core import NOTES_REF, read_state
 from series_helpers import (
     save,
@@ -157,3 +163,30 @@ def test_forks_own_git_config_does_not_change_export(three, project, capsys, mon
     assert rc == 0, out
     assert {p.name: p.read_bytes() for p in three.dir.iterdir() if p.is_file()} == before
     assert "unchanged" in out and "change " not in out and "rename" not in out
+
+
+# --------------------------------------------------------------------------- F9
+
+
+def test_ctrl_c_while_importing_is_one_line(project, tmp_path):
+    """A KeyboardInterrupt raised by an import of the tool (here: tomllib, which only
+    te_series.core imports) ends with one line and 130, no traceback."""
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "tomllib.py").write_text("raise KeyboardInterrupt\n")
+    src = Path(te_series.__file__).parents[1]
+    env = {**os.environ, "PYTHONPATH": f"{fake}{os.pathsep}{src}"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "te_series", "status"], env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr and "interrupted (Ctrl-C)" in proc.stderr
+
+
+def test_ctrl_c_while_parsing_arguments_is_one_line(project, monkeypatch, capsys):
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "parser", interrupted)
+    rc, out = te("status", capsys=capsys)
+    assert rc == 130 and "interrupted (Ctrl-C)" in out
