@@ -12,6 +12,7 @@ import te_series
 from te_series import cli
 from te_series.core import NOTES_REF, read_state
 from series_helpers import (
+    ROOT_DIR,
     save,
     sh,
     te,
@@ -190,3 +191,25 @@ def test_ctrl_c_while_parsing_arguments_is_one_line(project, monkeypatch, capsys
     monkeypatch.setattr(cli, "parser", interrupted)
     rc, out = te("status", capsys=capsys)
     assert rc == 130 and "interrupted (Ctrl-C)" in out
+
+
+# --------------------------------------------------------------------------- F8
+
+
+def test_wrapper_through_a_symlink_finds_its_project(three, project, tmp_path):
+    shutil.copy2(ROOT_DIR / "te-series", project / "te-series")
+    (project / ".venv" / "bin").mkdir(parents=True)
+    py = project / ".venv" / "bin" / "python"
+    py.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    py.chmod(0o755)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "te-series").symlink_to(project / "te-series")
+    env = {k: v for k, v in os.environ.items() if k != "TE_SERIES_ROOT"}
+    proc = subprocess.run(
+        [str(bin_dir / "te-series"), "status"], cwd=tmp_path, env=env, capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "fork/: 3 of 3 patch(es) of patches/ applied (complete)" in proc.stdout
+    assert sorted(p.name for p in bin_dir.iterdir()) == ["te-series"]  # no stray .venv
