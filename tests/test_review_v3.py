@@ -12,6 +12,8 @@ import te_series
 from te_series import cli
 from te_series.core import NOTES_REF, read_state
 from series_helpers import (
+    commit,
+    msg,
     ROOT_DIR,
     save,
     sh,
@@ -213,3 +215,34 @@ def test_wrapper_through_a_symlink_finds_its_project(three, project, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "fork/: 3 of 3 patch(es) of patches/ applied (complete)" in proc.stdout
     assert sorted(p.name for p in bin_dir.iterdir()) == ["te-series"]  # no stray .venv
+
+
+# --------------------------------------------------------------------------- F4
+
+
+def test_export_names_an_empty_commit(three, project, capsys):
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--allow-empty", "-m", "[PyTorch] An empty marker", cwd=fork)
+    for args in (("export", "--dry-run"), ("export",)):
+        rc, out = te(*args, capsys=capsys)
+        assert rc == 2
+        assert "commit(s) that change no file:" in out and "[PyTorch] An empty marker" in out
+        assert "rebase -i" in out and "mailinfo" not in out
+
+
+# --------------------------------------------------------------------------- F10
+
+
+def test_rebase_abort_keeps_commits_made_after_the_rebase(three, project, upstream, capsys):
+    fork = project / "fork"
+    head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    # Upstream has patch 1's change: the rebase finishes, its export step refuses.
+    commit(upstream, {"transformer_engine/pytorch/other.py": '"""Other."""\n\nVALUE = 2\n'}, "up")
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    mine = commit(fork, {"tests/mine.py": "MINE = 1\n"}, msg("Work of mine"))
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 0, out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
+    branch = f"te-series/aborted-rebase-{mine[:12]}"
+    assert f"kept on branch {branch}" in out
+    assert sh("git", "rev-parse", branch, cwd=fork).strip() == mine
