@@ -58,23 +58,42 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed, swapped_old: bool)
     state = read_state(tree)
     name = rel(tree, root)
     verbs = tree_verbs(tree, state)
+    kind = getattr(err, "kind", "conflict")
     text = str(err)
-    text += (
-        f"{name}/ holds {count_patches(state.applied, len(state.patches))}"
-        f" and git am is stopped on {state.failed}.\n"
+    text += f"{name}/ holds {count_patches(state.applied, len(state.patches))}" + (
+        f"; apply stopped at {state.failed}.\n"
+        if kind == "already"
+        else f" and git am is stopped on {state.failed}.\n"
     )
     if swapped_old:
         old = rel(tree.with_name(tree.name[: -len(".new")]), root)
         text += f"Your old {old}/ is untouched; the new tree waits in {name}/.\n"
-    text += (
-        f"Go on: fix the conflicts in {name}/ and `git -C {name} add` them (or "
-        f"`git -C {name} am --abort` and commit a fixed version of the change yourself), "
-        f"then `{verbs['continue']}`.\n"
-        f"Or skip the patch: `{verbs['continue']} --skip` (export then needs "
-        f"--drop {state.failed}).\n"
-        "Until the series is complete, `te-series export` refuses to write patches/."
+    skip = (
+        f"`{verbs['continue']} --skip` (export then needs --drop {state.failed}, "
+        "which removes the patch file)"
     )
-    return text
+    if kind == "already":
+        text += (
+            f"Its change is in {name}/ already (upstream, or an earlier patch has it), so it "
+            f"would be no commit of its own. Take it out of the series: remove its line from "
+            f"{state.patches_dir}/series, commit that, and rebuild ({verbs['rebuild']}); "
+            f"or skip it: {skip}.\n"
+        )
+    elif kind == "unapplied":
+        text += (
+            f"Nothing of {state.failed} was applied (no conflict markers: git found no base "
+            f"to merge it on). Go on: make the change by hand in {name}/ and commit it (git "
+            f"-C {name} commit), then `{verbs['continue']}`; or fix the patch file, commit "
+            f"it, and rebuild ({verbs['rebuild']}); or skip it: {skip}.\n"
+        )
+    else:
+        text += (
+            f"Go on: fix the conflicts in {name}/ and `git -C {name} add` them (or "
+            f"`git -C {name} am --abort` and commit a fixed version of the change yourself), "
+            f"then `{verbs['continue']}`.\n"
+            f"Or skip the patch: {skip}.\n"
+        )
+    return text + "Until the series is complete, `te-series export` refuses to write patches/."
 
 
 def resume(root: Path, tree: Path, *, skip: bool) -> None:

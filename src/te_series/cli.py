@@ -119,7 +119,14 @@ AFTER_CTRL_C = {
 
 
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except KeyboardInterrupt:
+        print(
+            "\nte-series: interrupted (Ctrl-C) while starting; nothing was written.",
+            file=sys.stderr,
+        )
+        return 130
     root = None
     try:
         root = args.root = project_root()

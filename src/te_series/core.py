@@ -50,8 +50,14 @@ class PatchFailed(SeriesError):
     """`git am` stopped on a patch; the work tree is left at that patch for the user.
 
     The message names the patch, file and hunk and quotes git; the caller adds where the
-    tree is and how to go on.
+    tree is and how to go on. `kind` says what happened: "conflict" (conflict markers in
+    the tree), "unapplied" (nothing of the patch was applied) or "already" (git am made no
+    commit: the change is already in the tree).
     """
+
+    def __init__(self, text: str, kind: str = "conflict"):
+        super().__init__(text)
+        self.kind = kind
 
 
 def project_root() -> Path:
@@ -248,9 +254,17 @@ def is_ancestor(repo: Path, a: str, b: str) -> bool:
     return git_run("merge-base", "--is-ancestor", a, b, cwd=repo).returncode == 0
 
 
-# One definition of the format-patch arguments (export, port, pr, rebase). With them and
-# without the user's global git config, a re-export of unchanged commits is byte-identical.
+# One definition of the format-patch arguments (export, port, pr, rebase). Every option
+# that a git config key could change is given here (or as a -c override), so neither the
+# user's global config nor the work tree's own .git/config changes the patches; with them a
+# re-export of unchanged commits is byte-identical.
 FORMAT_PATCH_ARGS = (
+    "-c",
+    "diff.suppressBlankEmpty=false",
+    "-c",
+    "core.quotePath=true",
+    "-c",
+    "color.ui=never",
     "format-patch",
     "--zero-commit",
     "--no-signature",
@@ -267,14 +281,44 @@ FORMAT_PATCH_ARGS = (
     "--filename-max-length=64",
     "--src-prefix=a/",
     "--dst-prefix=b/",
+    "--suffix=.patch",  # format.suffix
+    "--no-add-header",  # format.headers
+    "--no-to",  # format.to
+    "--no-cc",  # format.cc
+    "--no-from",  # format.from
+    "--no-signoff",  # format.signOff
+    "--no-force-in-body-from",  # format.forceInBodyFrom
+    "-U3",  # diff.context
+    "--inter-hunk-context=0",  # diff.interHunkContext
+    "--diff-algorithm=myers",  # diff.algorithm
+    "-O/dev/null",  # diff.orderFile
+    "--no-relative",  # diff.relative
+    "--indent-heuristic",  # diff.indentHeuristic
+    "--submodule=short",  # diff.submodule
 )
 
 
 def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
     """`git format-patch` revs into out; the files in order."""
-    env = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    env = {
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_COUNT": "0",
+        "GIT_CONFIG_PARAMETERS": "",
+    }
     listed = git(*FORMAT_PATCH_ARGS, "-o", str(out), revs, cwd=repo, env=env)
-    return [Path(line) if Path(line).is_absolute() else repo / line for line in listed.split()]
+    files = [
+        Path(line) if Path(line).is_absolute() else repo / line
+        for line in listed.splitlines()
+        if line
+    ]
+    odd = [f.name for f in files if not f.name.endswith(".patch")]
+    if odd:
+        raise SeriesError(
+            f"git format-patch in {repo} wrote {', '.join(odd[:3])}, not *.patch files; check "
+            f"the format.* settings of git -C {repo} config --list. Nothing was written."
+        )
+    return files
 
 
 def trailers(message: str, cwd: Path) -> list[tuple[str, str]]:
@@ -937,6 +981,22 @@ def untracked(repo: Path) -> list[str]:
     return [p for p in out.split("\0") if p]
 
 
+# Folders of the project that te-series keeps (the series, work trees, backups): no --out
+# may write into them.
+OWN_DIRS = ("patches", "fork", "fork.new", "fork-port", BACKUP_DIR)
+
+
+def refuse_own_dir(root: Path, out: Path, example: str) -> None:
+    """Refuse an --out path inside the series, a work tree or a backup."""
+    for d in OWN_DIRS:
+        if Path(out).resolve().is_relative_to((root / d).resolve()):
+            raise SeriesError(
+                f"--out {rel(out, root)} is inside {d}/, which te-series keeps (the series, "
+                f"the work trees and their backups); writing there could overwrite them. "
+                f"Name a path outside them (e.g. {example})."
+            )
+
+
 def backup_stamp(root: Path) -> str:
     """A fresh folder name under .te-series-backup/: the time, made unique."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -1160,11 +1220,24 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
         name = state.patches[state.applied]
         progress(f"[{state.applied + 1}/{total}] git am -3 {name}")
         record_file(state, series.dir / name)
+        before = git("rev-parse", "HEAD", cwd=repo).strip()
         proc = am(repo, series.dir / name, include)
         if proc.returncode != 0:
             state.failed = name
             write_state(repo, state)
-            raise PatchFailed(failure_detail(repo, series.dir / name, include, proc))
+            text = failure_detail(repo, series.dir / name, include, proc)
+            conflicted = git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout
+            raise PatchFailed(text, "conflict" if conflicted.strip() else "unapplied")
+        if git("rev-parse", "HEAD", cwd=repo).strip() == before:
+            # "No changes -- Patch already applied": git am exits 0 without a commit. Noting
+            # HEAD would give the previous patch's commit this patch's name.
+            state.failed = name
+            write_state(repo, state)
+            raise PatchFailed(
+                f"patch {name} made no commit: its change is already in the tree "
+                f"(git am says: {' '.join(proc.stdout.split())[-300:] or 'nothing'})\n",
+                "already",
+            )
         set_note(repo, "HEAD", name)
         state.applied += 1
         state.failed = None

@@ -1,18 +1,20 @@
 """`te-series export`: write base..HEAD of fork/ back to patches/ and update series.
 
 Export is stable: zero commit hash, no signature, no numbering in subjects, full blob
-ids, the user's git config left out. A re-export with no edits is byte-identical, and
-untouched patches stay byte-identical when others change.
+ids, every option a git config key could change given explicitly (core.FORMAT_PATCH_ARGS).
+A re-export with no edits is byte-identical, and untouched patches stay byte-identical
+when others change.
 
 Export never loses the series. It refuses a fork/ that does not hold the whole series
 (apply stopped or was interrupted, a patch's commit is gone or squashed into another) and
 names the patch files it would drop; a drop must be asked for (`--drop NAME`). It refuses
 uncommitted or untracked work in fork/, commits that are not the series' own (merges,
-upstream commits), a rebuild waiting in fork.new/, commit messages that `git am` would read
-back differently, overwriting patch files with uncommitted edits, and overwriting patch
-files that changed since fork/ was applied from them (a `git pull`). `--dry-run` says what
-would change, and why an export would refuse. The series file keeps its comments, blank
-lines and `# pr:` groups: a patch keeps its line, a new commit goes after the one before it.
+upstream commits), commits without a diff, a rebuild waiting in fork.new/, commit
+messages that `git am` would read back differently, overwriting patch files with
+uncommitted edits, and overwriting patch files that changed since fork/ was applied from
+them (a `git pull`). `--dry-run` says what would change, and why an export would refuse.
+The series file keeps its comments, blank lines and `# pr:` groups: a patch keeps its
+line, a new commit goes after the one before it.
 """
 
 from __future__ import annotations
@@ -155,6 +157,15 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             "format-patch would leave them out. Rebase them away (git rebase), then export."
         )
     revs = commits(tree, f"{base}..HEAD")
+    # A commit without a diff has no patch: git am could not read one back.
+    log = git("log", "--format=%x00%h %s", "--name-only", "--no-renames", f"{base}..HEAD", cwd=tree)
+    empty = [c.strip() for c in log.split("\0")[1:] if "\n" not in c.strip()]
+    if empty:
+        raise SeriesError(
+            f"{name}/ has commit(s) that change no file: {'; '.join(empty)}. A patch needs a "
+            f"diff. Drop each (git -C {name} rebase -i {base[:12]}, 'drop') or give it a change "
+            f"(git -C {name} commit --amend), then export again."
+        )
     noted = {r: note_names(tree, r) for r in revs}
     # Upstream's commits: on a remote-tracking branch or a tag (and not one of the series'
     # own, which carry notes), or below the first commit that came from a patch.
@@ -347,6 +358,19 @@ def plan(
         check_roundtrip(tree, root, revs, files)
         data = {p.name: p.read_bytes() for p in files}
     names = list(data)
+    # A rename must not land on another listed patch's file: that file would be overwritten
+    # and the renamed one deleted, though --drop named neither.
+    clash = [(o, n) for o, n in zip(owner, names) if o is not None and o != n and n in slot]
+    if clash:
+        raise SeriesError(
+            "export would write "
+            + "; ".join(
+                f"the commit noted as {o} over {n}, another patch of the series" for o, n in clash
+            )
+            + f", and delete {', '.join(o for o, _ in clash)}. The patch-name notes in "
+            f"{rel(tree, root)}/ do not match its commits. Nothing was written. Rebuild the "
+            f"tree ({verbs['rebuild']}; the old tree is kept whole in a backup)."
+        )
     text = merge_series(entries, slot, owner, names)
     changed, added, unchanged = [], [], []
     for n, blob in data.items():

@@ -42,6 +42,7 @@ from .core import (
     new_state,
     progress,
     read_state,
+    refuse_own_dir,
     rel,
     release_wheel,
     write_state,
@@ -100,6 +101,21 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     return dest
 
 
+def check_out(root: Path, out: Path, releases: list[str]) -> None:
+    """Refuse an --out in the series, a work tree or a backup, or one whose <release>/
+    folders hold files already: port --out writes only into new or empty folders."""
+    refuse_own_dir(root, out, "port-out")
+    if out.exists() and not out.is_dir():
+        raise SeriesError(f"--out {out} is a file; name a folder")
+    full = [out / r for r in releases if (out / r).exists() and any((out / r).iterdir())]
+    if full:
+        raise SeriesError(
+            f"--out: {', '.join(rel(d, root) + '/' for d in full)} holds files already; port "
+            "never overwrites them. Delete that folder first (if it is an old port) or name "
+            "another --out folder."
+        )
+
+
 def targets(series: Series, release: str | None) -> list[str]:
     return [release] if release else series.port_targets
 
@@ -133,7 +149,10 @@ def run(args) -> int:
             f"{release}"
         )
         return 0
-    for release in targets(series, args.release):
+    releases = targets(series, args.release)
+    if args.out:
+        check_out(root, Path(args.out), releases)
+    for release in releases:
         with tempfile.TemporaryDirectory(prefix="te-series-port-") as tmp:
             try:
                 tree = port_tree(series, release, Path(tmp) / "tree")

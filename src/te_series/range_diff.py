@@ -29,6 +29,7 @@ from .core import (
     init_pypi_base,
     load_series,
     read_patch,
+    refuse_own_dir,
     rel,
     release_wheel,
     write_state,
@@ -73,20 +74,24 @@ def apply_version(repo: Path, series: Series, label: str, base: str, include: st
 
 
 def check_out(root: Path, out: Path | None) -> None:
-    """Refuse an --out that would overwrite the series or another tracked file; before work."""
+    """Refuse an --out that exists, or lies in the series, a work tree or a backup; before
+    any work. range-diff only ever writes a new file."""
     if out is None:
         return
     if out.is_dir():
         raise SeriesError(f"--out {out} is a folder; name a file")
     if not out.parent.is_dir():
         raise SeriesError(f"--out {out}: folder {out.parent} does not exist")
-    inside = out.resolve().is_relative_to((root / "patches").resolve())
-    tracked = git_run("ls-files", "--error-unmatch", str(out), cwd=root).returncode == 0
-    if inside or tracked:
+    refuse_own_dir(root, out, "series.range-diff")
+    if git_run("ls-files", "--error-unmatch", str(out), cwd=root).returncode == 0:
         raise SeriesError(
-            f"--out {rel(out, root)} is "
-            + ("inside patches/" if inside else "a file tracked in this checkout")
-            + "; the range-diff would overwrite it. Name another file (e.g. series.range-diff)."
+            f"--out {rel(out, root)} is a file tracked in this checkout; the range-diff would "
+            "overwrite it. Name another file (e.g. series.range-diff)."
+        )
+    if out.exists() or out.is_symlink():
+        raise SeriesError(
+            f"--out {rel(out, root)} exists; range-diff never overwrites a file. Delete it "
+            "first (if it is an old range-diff) or name a new file."
         )
 
 
@@ -150,7 +155,8 @@ def run(args) -> int:
             out += git("log", "--format=%h %s", b, cwd=repo) + "  (new)\n"
         out = header + out
     if args.out:
-        args.out.write_text(out)
+        with args.out.open("x") as f:  # "x": never over a file made since the check
+            f.write(out)
         print(f"range-diff {args.rev}..{args.rev2 or 'patches/'} written to {args.out}")
     else:
         sys.stdout.write(out)

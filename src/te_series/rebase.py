@@ -11,7 +11,8 @@ one group. Only base..HEAD is ever exported, so upstream commits never become pa
 
 A conflict names the patch and files: resolve it in fork/, then
 `git -C fork rebase --continue` and `te-series rebase --continue` (or `--abort`, which
-puts fork/ back where it was).
+puts fork/ back where it was and keeps the rebased commits, and any made on top of them, on
+a branch te-series/aborted-rebase-<id>).
 """
 
 from __future__ import annotations
@@ -144,17 +145,26 @@ def abort(fork) -> int:
                 "git -C fork rebase --abort"
             )
         raise SeriesError("no te-series rebase is in progress; nothing to abort")
+    head = git("rev-parse", "HEAD", cwd=fork).strip()
+    onto = state.rebase_onto
+    kept = ""
+    if state.rebase_from and head != state.rebase_from and commits(fork, f"{onto}..{head}"):
+        # The rebased commits, and any the user made on top since: keep them on a branch.
+        branch = f"te-series/aborted-rebase-{head[:12]}"
+        git("branch", "-f", branch, head, cwd=fork)
+        kept = (
+            f"\nThe rebased commits (and any you made on top of them) are kept on branch "
+            f"{branch}: git -C fork log {branch}; cherry-pick what you need, then delete it "
+            f"(git -C fork branch -D {branch})."
+        )
     if busy:
         git("rebase", "--abort", cwd=fork)
-    head = git("rev-parse", "HEAD", cwd=fork).strip()
-    back = ""
-    if state.rebase_from and head != state.rebase_from:
+    if state.rebase_from and git("rev-parse", "HEAD", cwd=fork).strip() != state.rebase_from:
         # The rebase itself had finished (the export step refused): move series back.
         git("reset", "-q", "--keep", state.rebase_from, cwd=fork)
-        back = f" (HEAD was {head[:12]}; git -C fork reflog has it)"
     state.rebase_onto = state.rebase_from = None
     write_state(fork, state)
-    print(f"rebase aborted; fork/ is back on the series at {state.base[:12]}{back}")
+    print(f"rebase aborted; fork/ is back on the series at {state.base[:12]}{kept}")
     return 0
 
 
