@@ -171,6 +171,26 @@ def write_atomic(path: Path, data: bytes) -> None:
 # --------------------------------------------------------------------------- git
 
 
+# Settings every git the tool runs gets, whatever the user's config (global or the work
+# tree's own) says: the user's signing, hooks (core.hooksPath, .git/hooks), git attributes
+# outside the tree (core.attributesFile, ~/.config/git/attributes; the system's are off
+# through GIT_ATTR_NOSYSTEM) and message encodings must not change what am, rebase and
+# format-patch make. A tree's own .gitattributes still count (they are part of TE);
+# .git/info/attributes is refused where it would change a patch (refuse_info_attributes).
+GIT_OVERRIDES = (
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    f"core.hooksPath={os.devnull}",
+    "-c",
+    f"core.attributesFile={os.devnull}",
+    "-c",
+    "i18n.commitEncoding=UTF-8",
+    "-c",
+    "i18n.logOutputEncoding=UTF-8",
+)
+
+
 def git(
     *args: str,
     cwd: Path | str,
@@ -178,10 +198,7 @@ def git(
     env: dict | None = None,
     input: str | None = None,
 ) -> str:
-    """Run git and return stdout. Raise SeriesError carrying git's own message on failure.
-
-    A user's `commit.gpgsign=true` must not break the commits the tool makes (am, rebase).
-    """
+    """Run git and return stdout. Raise SeriesError carrying git's own message on failure."""
     proc = git_run(*args, cwd=cwd, env=env, input=input)
     if check and proc.returncode != 0:
         raise SeriesError(
@@ -202,11 +219,11 @@ def git_run(
     Ctrl-C. A git killed by Ctrl-C outside it is reported as the interruption it is.
     """
     proc = subprocess.run(
-        ["git", "-c", "commit.gpgsign=false", *args],
+        ["git", *GIT_OVERRIDES, *args],
         cwd=cwd,
         capture_output=True,
         text=not isinstance(input, bytes),
-        env={**os.environ, **BOT, **(env or {})},
+        env={**os.environ, **BOT, "GIT_ATTR_NOSYSTEM": "1", **(env or {})},
         input=input,
         check=False,
         start_new_session=holding_interrupts(),
@@ -306,6 +323,7 @@ def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
         "GIT_CONFIG_COUNT": "0",
         "GIT_CONFIG_PARAMETERS": "",
     }
+    refuse_info_attributes(repo, revs)
     listed = git(*FORMAT_PATCH_ARGS, "-o", str(out), revs, cwd=repo, env=env)
     files = [
         Path(line) if Path(line).is_absolute() else repo / line
@@ -319,6 +337,40 @@ def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
             f"the format.* settings of git -C {repo} config --list. Nothing was written."
         )
     return files
+
+
+def refuse_info_attributes(repo: Path, revs: str) -> None:
+    """Refuse .git/info/attributes that set `diff` (-diff, binary, diff=DRIVER) on a file of
+    revs: format-patch would write it as a binary patch or with other hunk headers.
+
+    The file is read on its own (as core.attributesFile of an empty repository), so the
+    tree's own .gitattributes, which are TE's, do not count.
+    """
+    info = git_path(repo, "info/attributes")
+    if not info.is_file():
+        return
+    names = git("log", "--format=", "--name-only", "--no-renames", "-z", revs, cwd=repo)
+    files = list(dict.fromkeys(n for n in names.split("\0") if n.strip()))
+    if not files:
+        return
+    with tempfile.TemporaryDirectory(prefix="te-series-attr-") as tmp:
+        git("init", "-q", cwd=tmp)
+        out = git(
+            "-c", f"core.attributesFile={info}", "check-attr", "--stdin", "-z", "diff",
+            cwd=tmp, input="\0".join(files),
+        ).split("\0")  # fmt: skip
+    found = [
+        f"{path}: diff {value}" for path, _, value in zip(out[0::3], out[1::3], out[2::3])
+        if value != "unspecified"
+    ]  # fmt: skip
+    if found:
+        where = rel(info, repo)
+        raise SeriesError(
+            f"{repo.name}/{where} sets the diff attribute (-diff, binary or diff=DRIVER) on "
+            f"file(s) of the series: {'; '.join(found[:5])}. format-patch would write them as "
+            f"binary patches or with other hunk headers. Remove those lines from "
+            f"{repo.name}/{where} (or the file), then run again; nothing was written."
+        )
 
 
 def trailers(message: str, cwd: Path) -> list[tuple[str, str]]:

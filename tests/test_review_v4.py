@@ -1,0 +1,127 @@
+"""Guards added after the fourth adversarial review (N rows of its table)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from te_series.check import lint
+from series_helpers import msg, patch_bytes, save, sh, te
+
+
+def fork_log(fork: Path, fmt: str = "%B") -> str:
+    return sh("git", "log", f"--format={fmt}", "-1", cwd=fork)
+
+
+# --------------------------------------------------------------------------- N1
+
+
+@pytest.mark.parametrize("where", ["xdg", "home", "fork-config"])
+def test_export_ignores_the_users_git_attributes(three, project, tmp_path, monkeypatch, where):
+    attrs = tmp_path / "attrs"
+    attrs.write_text("*.py -diff\n")
+    if where == "xdg":
+        (tmp_path / "xdg" / "git").mkdir(parents=True)
+        (tmp_path / "xdg" / "git" / "attributes").write_text("*.py diff=foo\n*.py -diff\n")
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    elif where == "home":
+        (tmp_path / "home" / ".config" / "git").mkdir(parents=True)
+        (tmp_path / "home" / ".config" / "git" / "attributes").write_text("*.py -diff\n")
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    else:
+        sh("git", "config", "core.attributesFile", str(attrs), cwd=project / "fork")
+    before = patch_bytes(three)
+    rc, _ = te("export")
+    assert rc == 0
+    assert patch_bytes(three) == before
+    assert not any(b"GIT binary patch" in data for data in before.values())
+
+
+@pytest.mark.parametrize("line", ["*.py -diff", "*.py binary", "*.py diff=foo"])
+def test_export_refuses_info_attributes_that_change_the_diff(three, project, capsys, line):
+    fork = project / "fork"
+    sh("git", "config", "diff.foo.xfuncname", "^(zzz)$", cwd=fork)
+    (fork / ".git" / "info" / "attributes").write_text(f"# mine\n{line}\n")
+    before = patch_bytes(three)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "fork/.git/info/attributes sets the diff attribute" in out
+    assert "transformer_engine/pytorch/other.py: diff" in out
+    assert patch_bytes(three) == before
+
+
+def test_info_attributes_for_other_files_are_fine(three, project, capsys):
+    fork = project / "fork"
+    (fork / ".git" / "info" / "attributes").write_text("*.png binary\n*.py text eol=lf\n")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+
+
+def test_check_reports_a_binary_patch(three, project, tmp_path):
+    """A patch written as binary (git attributes at export time) is named by check."""
+    fork = project / "fork"
+    attrs = tmp_path / "attrs"
+    attrs.write_text("*.py -diff\n")
+    name = three.names()[0]
+    data = sh(
+        "git", "-c", f"core.attributesFile={attrs}", "format-patch", "-1", "--binary",
+        "--stdout", "HEAD~2", cwd=fork,
+    )  # fmt: skip
+    assert "GIT binary patch" in data
+    (three.dir / name).write_text(data)
+    problems = lint(three)
+    assert any(p.startswith(f"{name}: a binary diff") for p in problems), problems
+
+
+# --------------------------------------------------------------------------- N3
+
+HOOK = '#!/bin/sh\necho "Change-Id: I1234" >> "$1"\n'
+
+
+@pytest.mark.parametrize("how", ["hooksPath", "templateDir"])
+def test_apply_runs_none_of_the_users_hooks(three, project, upstream, isolated, tmp_path, how):
+    hooks = tmp_path / "tpl" / "hooks"
+    hooks.mkdir(parents=True)
+    for hook, body in (("applypatch-msg", HOOK), ("pre-applypatch", "#!/bin/sh\nexit 1\n")):
+        (hooks / hook).write_text(body)
+        (hooks / hook).chmod(0o755)
+    key = (
+        ("core.hooksPath", str(hooks))
+        if how == "hooksPath"
+        else ("init.templateDir", str(hooks.parent))
+    )
+    sh("git", "config", "-f", str(isolated), *key, cwd=tmp_path)
+    before = patch_bytes(three)
+    rc, _ = te("apply", "--force", "--te-src", str(upstream))
+    assert rc == 0
+    assert "Change-Id" not in fork_log(project / "fork")
+    rc, _ = te("export")
+    assert rc == 0 and patch_bytes(three) == before
+
+
+# --------------------------------------------------------------------------- N2
+
+
+@pytest.mark.parametrize("key", ["i18n.logOutputEncoding", "i18n.commitEncoding"])
+def test_non_ascii_authors_survive_an_encoding_setting(three, project, upstream, isolated, key):
+    fork = project / "fork"
+    author = {"GIT_AUTHOR_NAME": "Jöhn Dœ", "GIT_AUTHOR_EMAIL": "j@corp.com"}
+    (fork / "docs").mkdir()
+    (fork / "docs" / "naïve é.md").write_text("hi\n")
+    sh("git", "add", "docs", cwd=fork)
+    sh("git", "commit", "-q", "-m", msg("Naïve fix — ünïcode"), cwd=fork, env=author)
+    assert te("export")[0] == 0
+    save(project, "unicode")
+    before = patch_bytes(three)
+    # In fork/'s config (export) and in the user's global config (apply's git am).
+    sh("git", "config", key, "ISO-8859-1", cwd=fork)
+    assert te("export")[0] == 0
+    assert patch_bytes(three) == before
+    sh("git", "config", "-f", str(isolated), key, "ISO-8859-1", cwd=project)
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    got = sh("git", "-c", f"{key}=UTF-8", "log", "-1", "--format=%an | %s", cwd=fork)
+    assert got.strip() == "Jöhn Dœ | [PyTorch] Naïve fix — ünïcode"
+    assert te("export")[0] == 0
+    assert patch_bytes(three) == before
