@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
 
 from te_series.check import lint
-from series_helpers import msg, patch_bytes, save, sh, te
+from series_helpers import CONFLICTING, move_upstream, msg, patch_bytes, save, sh, te
 
 
 def fork_log(fork: Path, fmt: str = "%B") -> str:
@@ -125,3 +126,43 @@ def test_non_ascii_authors_survive_an_encoding_setting(three, project, upstream,
     assert got.strip() == "Jöhn Dœ | [PyTorch] Naïve fix — ünïcode"
     assert te("export")[0] == 0
     assert patch_bytes(three) == before
+
+
+# --------------------------------------------------------------------------- N5
+
+SPACED = "0002 route é.patch"
+
+
+def rename_patch_2(three, project) -> list[str]:
+    """Give patch 2 a file name with spaces (and a non-ASCII letter); return the names."""
+    names = three.names()
+    sh("git", "mv", f"patches/{names[1]}", f"patches/{SPACED}", cwd=project)
+    three.series_file.write_text(three.series_file.read_text().replace(names[1], SPACED))
+    save(project, "spaced name")
+    return three.names()
+
+
+def test_a_patch_name_with_spaces_is_one_name(three, project, upstream, capsys):
+    names = rename_patch_2(three, project)
+    assert names[1] == SPACED
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    capsys.readouterr()
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0, out
+    assert f"rename {SPACED} -> 0002-PyTorch-Make-route-return-a-list.patch\n" in out
+
+
+def test_suggested_drop_commands_are_quoted(three, project, upstream, capsys):
+    rename_patch_2(three, project)
+    move_upstream(project, upstream, CONFLICTING)
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "export then needs --drop '0002 route é.patch'" in out
+    rc, out = te("apply", "--continue", "--skip", capsys=capsys)
+    assert rc == 0 and "say --drop '0002 route é.patch'" in out
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    command = out.split("say so: ")[1].split(". Otherwise")[0]
+    assert command == "te-series export --drop '0002 route é.patch'"
+    rc, out = te(*shlex.split(command)[1:], capsys=capsys)
+    assert rc == 0, out
+    assert SPACED not in three.names()

@@ -29,6 +29,7 @@ from .core import (
     commits,
     count_patches,
     describe_tree,
+    drop_args,
     git,
     git_run,
     in_progress,
@@ -69,7 +70,7 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed, swapped_old: bool)
         old = rel(tree.with_name(tree.name[: -len(".new")]), root)
         text += f"Your old {old}/ is untouched; the new tree waits in {name}/.\n"
     skip = (
-        f"`{verbs['continue']} --skip` (export then needs --drop {state.failed}, "
+        f"`{verbs['continue']} --skip` (export then needs {drop_args([state.failed])}, "
         "which removes the patch file)"
     )
     if kind == "already":
@@ -127,7 +128,7 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
     if skip:
         if busy:
             abort_am(tree)
-        print(f"skipped {name}; export will refuse until you say --drop {name}")
+        print(f"skipped {name}; export will refuse until you say {drop_args([name])}")
         state.skipped.append(name)
         state.applied += 1
         state.failed = None

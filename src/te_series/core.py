@@ -12,6 +12,7 @@ import dataclasses
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -937,12 +938,20 @@ def init_repo_config(repo: Path) -> None:
 def note_names(repo: Path, rev: str) -> list[str]:
     """The patch file names noted on a commit (several after a squash)."""
     out = git_run("notes", f"--ref={NOTES_REF}", "show", rev, cwd=repo)
-    return out.stdout.split() if out.returncode == 0 else []
+    if out.returncode != 0:
+        return []
+    # One name a line: a name may hold spaces.
+    return [line.strip() for line in out.stdout.splitlines() if line.strip()]
 
 
 def set_note(repo: Path, rev: str, name: str) -> None:
     """Note patch file name(s) on a commit (several names: one a line)."""
     git("notes", f"--ref={NOTES_REF}", "add", "-f", "-m", name, rev, cwd=repo)
+
+
+def drop_args(names: list[str]) -> str:
+    """`--drop NAME` for each name, quoted for a shell (a name may hold spaces)."""
+    return " ".join(f"--drop {shlex.quote(n)}" for n in names)
 
 
 def commits(repo: Path, revs: str) -> list[str]:
@@ -1245,7 +1254,7 @@ def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> str:
         for l in (proc.stdout + proc.stderr).splitlines()
         if l.strip() and not l.startswith("hint:")
     ]
-    conflicted = git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout.split()
+    conflicted = git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout.splitlines()
     text = f"patch {patch.name} does not apply: {where}\ngit am -3 says:\n"
     text += "".join(f"  {l}\n" for l in said[-30:])
     if conflicted:

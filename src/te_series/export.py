@@ -32,6 +32,7 @@ from .core import (
     blob_id,
     commits,
     describe_tree,
+    drop_args,
     format_patch,
     git,
     git_path,
@@ -350,7 +351,7 @@ def plan(
             f"an export now would drop {', '.join(lost)} from {rel(series.dir, root)}/: "
             f"{rel(tree, root)}/ holds no commit of its own for it{note}. If that is what you "
             f"want (the patch was dropped, or its change now lives in other commits), say so: "
-            f"{verbs['export']} --drop {' --drop '.join(lost)}. Otherwise rebuild the tree with "
+            f"{verbs['export']} {drop_args(lost)}. Otherwise rebuild the tree with "
             f"the whole series ({verbs['rebuild']} keeps the old tree whole in a backup)."
         )
     with tempfile.TemporaryDirectory() as tmp:
