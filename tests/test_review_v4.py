@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from te_series.check import lint
-from series_helpers import CONFLICTING, move_upstream, msg, patch_bytes, save, sh, te
+from series_helpers import CONFLICTING, commit, move_upstream, msg, patch_bytes, save, sh, te
 
 
 def fork_log(fork: Path, fmt: str = "%B") -> str:
@@ -166,3 +166,39 @@ def test_suggested_drop_commands_are_quoted(three, project, upstream, capsys):
     rc, out = te(*shlex.split(command)[1:], capsys=capsys)
     assert rc == 0, out
     assert SPACED not in three.names()
+
+
+# --------------------------------------------------------------------------- N6
+
+
+def test_rebase_tells_skipped_commits_from_merged_ones(three, project, upstream, capsys):
+    names = three.names()
+    fork = project / "fork"
+    commit(upstream, CONFLICTING, "upstream changes route")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "conflicts in transformer_engine/pytorch/fuser.py" in out
+    sh("git", "rebase", "--skip", cwd=fork)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 2
+    assert f"dropped the commit(s) of {names[1]}, and fork/ does not have their changes" in out
+    assert "became empty" not in out and "te-series rebase --abort" in out
+    rc, out = te("status", capsys=capsys)
+    assert (
+        f"fork/: 2 of 3 patch(es) of patches/ applied, 1 dropped by the rebase ({names[1]})" in out
+    )
+    assert "(complete" not in out
+
+
+# --------------------------------------------------------------------------- N7
+
+
+def test_status_does_not_count_skipped_patches_as_applied(three, project, upstream, capsys):
+    names = three.names()
+    move_upstream(project, upstream, {**CONFLICTING, "tests/test_more.py": "X = 1\n"})
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 2
+    assert te("apply", "--continue", "--skip")[0] == 2  # patch 3 stops too
+    rc, out = te("status", capsys=capsys)
+    assert f"fork.new/: 1 of 3 patch(es) of patches/ applied, 1 skipped, last {names[0]}" in out
+    assert te("apply", "--continue", "--skip")[0] == 0
+    rc, out = te("status", capsys=capsys)
+    assert "fork/: 1 of 3 patch(es) of patches/ applied, 2 skipped (complete; skipped" in out

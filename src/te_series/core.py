@@ -996,15 +996,26 @@ def describe_tree(tree: Path, root: Path) -> str:
     if state is None:
         return f"{name}: not made by te-series apply (no recorded state)"
     verbs = tree_verbs(tree, state)
-    done = state.patches[: state.applied]
+    # Skipped patches are no commits; after a rebase, only patches with a commit on the new
+    # base count.
+    done = [n for n in state.patches[: state.applied] if n not in state.skipped]
     busy = in_progress(tree)
+    lost = []
+    if state.rebase_onto and not busy and is_ancestor(tree, state.rebase_onto, "HEAD"):
+        held = {n for r in commits(tree, f"{state.rebase_onto}..HEAD") for n in note_names(tree, r)}
+        lost = [n for n in done if n not in held]
+        done = [n for n in done if n in held]
     head = f"{name}: {len(done)} of {len(state.patches)} patch(es) of {state.patches_dir}/ applied"
-    if state.complete:
+    if state.skipped:
+        head += f", {len(state.skipped)} skipped"
+    if lost:
+        head += f", {len(lost)} dropped by the rebase ({', '.join(lost)})"
+    if state.complete and not lost:
         head += " (complete"
         if state.skipped:
             head += f"; skipped {', '.join(state.skipped)}: export needs --drop for each"
         head += ")"
-    elif done:
+    elif done and not state.complete:
         head += f", last {done[-1]}"
     lines = [head]
     if not state.complete:
