@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from te_series.check import lint
-from series_helpers import CONFLICTING, commit, move_upstream, msg, patch_bytes, save, sh, te
+from series_helpers import (
+    ROOT_DIR,
+    CONFLICTING,
+    commit,
+    move_upstream,
+    msg,
+    patch_bytes,
+    save,
+    sh,
+    te,
+)
 
 
 def fork_log(fork: Path, fmt: str = "%B") -> str:
@@ -202,3 +215,44 @@ def test_status_does_not_count_skipped_patches_as_applied(three, project, upstre
     assert te("apply", "--continue", "--skip")[0] == 0
     rc, out = te("status", capsys=capsys)
     assert "fork/: 1 of 3 patch(es) of patches/ applied, 2 skipped (complete; skipped" in out
+
+
+# --------------------------------------------------------------------------- N8
+
+
+@pytest.mark.parametrize("where", ["patches/x", "fork/sub", "link/sub"])
+def test_pr_out_is_never_inside_the_series_or_a_work_tree(three, project, upstream, capsys, where):
+    group_all(three, project)
+    (project / "link").symlink_to(project / "fork")
+    out = project / where
+    rc, said = te("pr", "--te-src", str(upstream), "--out", str(out), *WHO, capsys=capsys)
+    assert rc == 2 and "which te-series keeps" in said
+    assert not out.exists()
+
+
+def test_pr_removes_only_files_it_wrote(three, project, upstream, tmp_path, capsys):
+    group_all(three, project)
+    out = tmp_path / "pr-out"
+    assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
+    wrote = sorted(p.relative_to(out) for p in out.rglob("*"))
+    (out / "all" / "notes.txt").write_text("mine\n")
+    rc, said = te("pr", "--te-src", str(upstream), "--out", str(out), *WHO, capsys=capsys)
+    assert rc == 2 and "te-series pr did not write: all/notes.txt" in said
+    assert (out / "all" / "notes.txt").read_text() == "mine\n"
+    (out / "all" / "notes.txt").unlink()
+    assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == wrote
+
+
+WHO = ("--identity", "Jane Doe <jane@doe.dev>")
+
+
+def group_all(three, project) -> None:
+    """One `# pr: all` group with its description."""
+    three.series_file.write_text("# pr: all\n" + "\n".join(three.names()) + "\n")
+    (three.dir / "pr").mkdir()
+    (three.dir / "pr" / "all.md").write_text(
+        "# Description\n\nx\n\nFixes # (issue)\n\n## Type of change\n\n## Changes\n\n"
+        "# Checklist\n"
+    )
+    save(project, "group")
