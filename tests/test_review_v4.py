@@ -256,3 +256,37 @@ def group_all(three, project) -> None:
         "# Checklist\n"
     )
     save(project, "group")
+
+
+# --------------------------------------------------------------------------- N10
+
+
+def test_status_into_a_closed_pipe_is_quiet(three, project):
+    env = {**os.environ, "PYTHONPATH": str(ROOT_DIR / "src")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "te_series", "status"], env=env, cwd=project,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    proc.stdout.close()  # before the tool writes: every write fails with EPIPE
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 141
+    assert err == ""
+
+
+# --------------------------------------------------------------------------- N11
+
+
+def test_apply_says_a_patch_has_no_diff(three, project, upstream, capsys):
+    first = three.names()[0]
+    text = (three.dir / first).read_text()
+    empty = "0004-PyTorch-Nothing.patch"
+    (three.dir / empty).write_text(
+        text.split("\n---\n")[0].replace("Raise VALUE", "Nothing") + "\n---\n2.39.5\n\n"
+    )
+    three.series_file.write_text(three.series_file.read_text() + empty + "\n")
+    save(project, "empty patch")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert f"patch {empty} has no diff (an empty patch)" in out
+    assert "remove its line from patches/series" in out and "--continue --skip" in out
+    assert "no conflict markers" not in out

@@ -63,7 +63,7 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed, swapped_old: bool)
     text = str(err)
     text += f"{name}/ holds {count_patches(state.applied, len(state.patches))}" + (
         f"; apply stopped at {state.failed}.\n"
-        if kind == "already"
+        if kind in ("already", "empty")
         else f" and git am is stopped on {state.failed}.\n"
     )
     if swapped_old:
@@ -73,7 +73,13 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed, swapped_old: bool)
         f"`{verbs['continue']} --skip` (export then needs {drop_args([state.failed])}, "
         "which removes the patch file)"
     )
-    if kind == "already":
+    if kind == "empty":
+        text += (
+            f"A patch needs a diff. Take it out of the series: remove its line from "
+            f"{state.patches_dir}/series, commit that, and rebuild ({verbs['rebuild']}); or "
+            f"give the patch file its diff; or skip it: {skip}.\n"
+        )
+    elif kind == "already":
         text += (
             f"Its change is in {name}/ already (upstream, or an earlier patch has it), so it "
             f"would be no commit of its own. Take it out of the series: remove its line from "

@@ -52,8 +52,8 @@ class PatchFailed(SeriesError):
 
     The message names the patch, file and hunk and quotes git; the caller adds where the
     tree is and how to go on. `kind` says what happened: "conflict" (conflict markers in
-    the tree), "unapplied" (nothing of the patch was applied) or "already" (git am made no
-    commit: the change is already in the tree).
+    the tree), "unapplied" (nothing of the patch was applied), "already" (git am made no
+    commit: the change is already in the tree) or "empty" (the patch has no diff).
     """
 
     def __init__(self, text: str, kind: str = "conflict"):
@@ -1292,6 +1292,10 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
         name = state.patches[state.applied]
         progress(f"[{state.applied + 1}/{total}] git am -3 {name}")
         record_file(state, series.dir / name)
+        if not read_patch(series.dir / name).files:
+            state.failed = name
+            write_state(repo, state)
+            raise PatchFailed(f"patch {name} has no diff (an empty patch)\n", "empty")
         before = git("rev-parse", "HEAD", cwd=repo).strip()
         proc = am(repo, series.dir / name, include)
         if proc.returncode != 0:
