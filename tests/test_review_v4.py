@@ -290,3 +290,22 @@ def test_apply_says_a_patch_has_no_diff(three, project, upstream, capsys):
     assert f"patch {empty} has no diff (an empty patch)" in out
     assert "remove its line from patches/series" in out and "--continue --skip" in out
     assert "no conflict markers" not in out
+
+
+# --------------------------------------------------------------------------- N4
+
+
+def test_a_commit_that_lost_its_note_is_named_not_dropped(three, project, capsys):
+    names = three.names()
+    fork = project / "fork"
+    sh("git", "notes", "--ref=te-series", "remove", "HEAD", cwd=fork)
+    before = patch_bytes(three)
+    for extra in ([], ["--drop", names[2]]):
+        rc, out = te("export", *extra, capsys=capsys)
+        assert rc == 2, out
+        assert f"is {names[2]}: git -C fork notes --ref=te-series add -f -m {names[2]}" in out
+        assert patch_bytes(three) == before
+    cmd = out.split(f"is {names[2]}: ")[1].split("\n")[0]
+    sh(*shlex.split(cmd), cwd=project)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and f"unchanged {names[2]}" in out
