@@ -29,6 +29,7 @@ from .core import (
     commits,
     count_patches,
     describe_tree,
+    drop_args,
     git,
     git_run,
     in_progress,
@@ -62,17 +63,23 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed, swapped_old: bool)
     text = str(err)
     text += f"{name}/ holds {count_patches(state.applied, len(state.patches))}" + (
         f"; apply stopped at {state.failed}.\n"
-        if kind == "already"
+        if kind in ("already", "empty")
         else f" and git am is stopped on {state.failed}.\n"
     )
     if swapped_old:
         old = rel(tree.with_name(tree.name[: -len(".new")]), root)
         text += f"Your old {old}/ is untouched; the new tree waits in {name}/.\n"
     skip = (
-        f"`{verbs['continue']} --skip` (export then needs --drop {state.failed}, "
+        f"`{verbs['continue']} --skip` (export then needs {drop_args([state.failed])}, "
         "which removes the patch file)"
     )
-    if kind == "already":
+    if kind == "empty":
+        text += (
+            f"A patch needs a diff. Take it out of the series: remove its line from "
+            f"{state.patches_dir}/series, commit that, and rebuild ({verbs['rebuild']}); or "
+            f"give the patch file its diff; or skip it: {skip}.\n"
+        )
+    elif kind == "already":
         text += (
             f"Its change is in {name}/ already (upstream, or an earlier patch has it), so it "
             f"would be no commit of its own. Take it out of the series: remove its line from "
@@ -127,7 +134,7 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
     if skip:
         if busy:
             abort_am(tree)
-        print(f"skipped {name}; export will refuse until you say --drop {name}")
+        print(f"skipped {name}; export will refuse until you say {drop_args([name])}")
         state.skipped.append(name)
         state.applied += 1
         state.failed = None

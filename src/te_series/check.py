@@ -99,6 +99,13 @@ def lint(series: Series) -> list[str]:
             problems.append(f"{name}: the body is empty; argue the change")
         if not info.files:
             problems.append(f"{name}: no diff")
+        binary = re.search(rb"^(GIT binary patch|Binary files .* differ)$", path.read_bytes(), re.M)
+        if binary:
+            problems.append(
+                f"{name}: a binary diff ({binary.group(1).decode('utf-8', 'replace')!r}); a text file "
+                "written as binary is git attributes' doing (-diff or binary): remove them "
+                "and export again"
+            )
     return problems
 
 

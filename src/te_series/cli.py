@@ -131,7 +131,14 @@ def main(argv=None) -> int:
     try:
         root = args.root = project_root()
         module = importlib.import_module(f"te_series.{args.verb.replace('-', '_')}")
-        return module.run(args)
+        code = module.run(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader went away (`status | head`): stop quietly, and keep Python's own flush
+        # at exit from failing too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except SeriesError as e:
         print(f"te-series {args.verb}: error: {e}", file=sys.stderr)
         return 2

@@ -12,6 +12,7 @@ import dataclasses
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -51,8 +52,8 @@ class PatchFailed(SeriesError):
 
     The message names the patch, file and hunk and quotes git; the caller adds where the
     tree is and how to go on. `kind` says what happened: "conflict" (conflict markers in
-    the tree), "unapplied" (nothing of the patch was applied) or "already" (git am made no
-    commit: the change is already in the tree).
+    the tree), "unapplied" (nothing of the patch was applied), "already" (git am made no
+    commit: the change is already in the tree) or "empty" (the patch has no diff).
     """
 
     def __init__(self, text: str, kind: str = "conflict"):
@@ -171,6 +172,26 @@ def write_atomic(path: Path, data: bytes) -> None:
 # --------------------------------------------------------------------------- git
 
 
+# Settings every git the tool runs gets, whatever the user's config (global or the work
+# tree's own) says: the user's signing, hooks (core.hooksPath, .git/hooks), git attributes
+# outside the tree (core.attributesFile, ~/.config/git/attributes; the system's are off
+# through GIT_ATTR_NOSYSTEM) and message encodings must not change what am, rebase and
+# format-patch make. A tree's own .gitattributes still count (they are part of TE);
+# .git/info/attributes is refused where it would change a patch (refuse_info_attributes).
+GIT_OVERRIDES = (
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    f"core.hooksPath={os.devnull}",
+    "-c",
+    f"core.attributesFile={os.devnull}",
+    "-c",
+    "i18n.commitEncoding=UTF-8",
+    "-c",
+    "i18n.logOutputEncoding=UTF-8",
+)
+
+
 def git(
     *args: str,
     cwd: Path | str,
@@ -178,10 +199,7 @@ def git(
     env: dict | None = None,
     input: str | None = None,
 ) -> str:
-    """Run git and return stdout. Raise SeriesError carrying git's own message on failure.
-
-    A user's `commit.gpgsign=true` must not break the commits the tool makes (am, rebase).
-    """
+    """Run git and return stdout. Raise SeriesError carrying git's own message on failure."""
     proc = git_run(*args, cwd=cwd, env=env, input=input)
     if check and proc.returncode != 0:
         raise SeriesError(
@@ -202,11 +220,11 @@ def git_run(
     Ctrl-C. A git killed by Ctrl-C outside it is reported as the interruption it is.
     """
     proc = subprocess.run(
-        ["git", "-c", "commit.gpgsign=false", *args],
+        ["git", *GIT_OVERRIDES, *args],
         cwd=cwd,
         capture_output=True,
         text=not isinstance(input, bytes),
-        env={**os.environ, **BOT, **(env or {})},
+        env={**os.environ, **BOT, "GIT_ATTR_NOSYSTEM": "1", **(env or {})},
         input=input,
         check=False,
         start_new_session=holding_interrupts(),
@@ -306,6 +324,7 @@ def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
         "GIT_CONFIG_COUNT": "0",
         "GIT_CONFIG_PARAMETERS": "",
     }
+    refuse_info_attributes(repo, revs)
     listed = git(*FORMAT_PATCH_ARGS, "-o", str(out), revs, cwd=repo, env=env)
     files = [
         Path(line) if Path(line).is_absolute() else repo / line
@@ -319,6 +338,40 @@ def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
             f"the format.* settings of git -C {repo} config --list. Nothing was written."
         )
     return files
+
+
+def refuse_info_attributes(repo: Path, revs: str) -> None:
+    """Refuse .git/info/attributes that set `diff` (-diff, binary, diff=DRIVER) on a file of
+    revs: format-patch would write it as a binary patch or with other hunk headers.
+
+    The file is read on its own (as core.attributesFile of an empty repository), so the
+    tree's own .gitattributes, which are TE's, do not count.
+    """
+    info = git_path(repo, "info/attributes")
+    if not info.is_file():
+        return
+    names = git("log", "--format=", "--name-only", "--no-renames", "-z", revs, cwd=repo)
+    files = list(dict.fromkeys(n for n in names.split("\0") if n.strip()))
+    if not files:
+        return
+    with tempfile.TemporaryDirectory(prefix="te-series-attr-") as tmp:
+        git("init", "-q", cwd=tmp)
+        out = git(
+            "-c", f"core.attributesFile={info}", "check-attr", "--stdin", "-z", "diff",
+            cwd=tmp, input="\0".join(files),
+        ).split("\0")  # fmt: skip
+    found = [
+        f"{path}: diff {value}" for path, _, value in zip(out[0::3], out[1::3], out[2::3])
+        if value != "unspecified"
+    ]  # fmt: skip
+    if found:
+        where = rel(info, repo)
+        raise SeriesError(
+            f"{repo.name}/{where} sets the diff attribute (-diff, binary or diff=DRIVER) on "
+            f"file(s) of the series: {'; '.join(found[:5])}. format-patch would write them as "
+            f"binary patches or with other hunk headers. Remove those lines from "
+            f"{repo.name}/{where} (or the file), then run again; nothing was written."
+        )
 
 
 def trailers(message: str, cwd: Path) -> list[tuple[str, str]]:
@@ -885,12 +938,20 @@ def init_repo_config(repo: Path) -> None:
 def note_names(repo: Path, rev: str) -> list[str]:
     """The patch file names noted on a commit (several after a squash)."""
     out = git_run("notes", f"--ref={NOTES_REF}", "show", rev, cwd=repo)
-    return out.stdout.split() if out.returncode == 0 else []
+    if out.returncode != 0:
+        return []
+    # One name a line: a name may hold spaces.
+    return [line.strip() for line in out.stdout.splitlines() if line.strip()]
 
 
 def set_note(repo: Path, rev: str, name: str) -> None:
     """Note patch file name(s) on a commit (several names: one a line)."""
     git("notes", f"--ref={NOTES_REF}", "add", "-f", "-m", name, rev, cwd=repo)
+
+
+def drop_args(names: list[str]) -> str:
+    """`--drop NAME` for each name, quoted for a shell (a name may hold spaces)."""
+    return " ".join(f"--drop {shlex.quote(n)}" for n in names)
 
 
 def commits(repo: Path, revs: str) -> list[str]:
@@ -935,15 +996,26 @@ def describe_tree(tree: Path, root: Path) -> str:
     if state is None:
         return f"{name}: not made by te-series apply (no recorded state)"
     verbs = tree_verbs(tree, state)
-    done = state.patches[: state.applied]
+    # Skipped patches are no commits; after a rebase, only patches with a commit on the new
+    # base count.
+    done = [n for n in state.patches[: state.applied] if n not in state.skipped]
     busy = in_progress(tree)
+    lost = []
+    if state.rebase_onto and not busy and is_ancestor(tree, state.rebase_onto, "HEAD"):
+        held = {n for r in commits(tree, f"{state.rebase_onto}..HEAD") for n in note_names(tree, r)}
+        lost = [n for n in done if n not in held]
+        done = [n for n in done if n in held]
     head = f"{name}: {len(done)} of {len(state.patches)} patch(es) of {state.patches_dir}/ applied"
-    if state.complete:
+    if state.skipped:
+        head += f", {len(state.skipped)} skipped"
+    if lost:
+        head += f", {len(lost)} dropped by the rebase ({', '.join(lost)})"
+    if state.complete and not lost:
         head += " (complete"
         if state.skipped:
             head += f"; skipped {', '.join(state.skipped)}: export needs --drop for each"
         head += ")"
-    elif done:
+    elif done and not state.complete:
         head += f", last {done[-1]}"
     lines = [head]
     if not state.complete:
@@ -1193,7 +1265,7 @@ def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> str:
         for l in (proc.stdout + proc.stderr).splitlines()
         if l.strip() and not l.startswith("hint:")
     ]
-    conflicted = git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout.split()
+    conflicted = git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout.splitlines()
     text = f"patch {patch.name} does not apply: {where}\ngit am -3 says:\n"
     text += "".join(f"  {l}\n" for l in said[-30:])
     if conflicted:
@@ -1220,6 +1292,10 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
         name = state.patches[state.applied]
         progress(f"[{state.applied + 1}/{total}] git am -3 {name}")
         record_file(state, series.dir / name)
+        if not read_patch(series.dir / name).files:
+            state.failed = name
+            write_state(repo, state)
+            raise PatchFailed(f"patch {name} has no diff (an empty patch)\n", "empty")
         before = git("rev-parse", "HEAD", cwd=repo).strip()
         proc = am(repo, series.dir / name, include)
         if proc.returncode != 0:

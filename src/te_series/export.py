@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shlex
 import tempfile
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from .core import (
     blob_id,
     commits,
     describe_tree,
+    drop_args,
     format_patch,
     git,
     git_path,
@@ -43,6 +45,7 @@ from .core import (
     no_interrupt,
     note_names,
     pending_rebuild,
+    read_patch,
     read_state,
     rel,
     set_note,
@@ -342,6 +345,7 @@ def plan(
             f"--drop {', '.join(kept)}: {rel(tree, root)}/ still holds it as a commit of its own: "
             f"{which}. Remove that commit first (git rebase -i), or leave out --drop."
         )
+    refuse_unnoted(tree, root, series, [n for n in listed if n not in taken], revs, noted)
     lost = [n for n in listed if n not in taken and n not in drops]
     if lost:
         squashed = [n for n in lost if n in mentioned]
@@ -350,7 +354,7 @@ def plan(
             f"an export now would drop {', '.join(lost)} from {rel(series.dir, root)}/: "
             f"{rel(tree, root)}/ holds no commit of its own for it{note}. If that is what you "
             f"want (the patch was dropped, or its change now lives in other commits), say so: "
-            f"{verbs['export']} --drop {' --drop '.join(lost)}. Otherwise rebuild the tree with "
+            f"{verbs['export']} {drop_args(lost)}. Otherwise rebuild the tree with "
             f"the whole series ({verbs['rebuild']} keeps the old tree whole in a backup)."
         )
     with tempfile.TemporaryDirectory() as tmp:
@@ -396,6 +400,37 @@ def plan(
     if p.refusals and not dry:
         raise SeriesError("\n".join(p.refusals))
     return p
+
+
+def refuse_unnoted(tree, root, series, missing: list[str], revs, noted) -> None:
+    """A listed patch without a commit, and a commit without a patch-name note that has its
+    subject: git lost the note (rebase -x, an amend with notes.rewrite.amend=false, a
+    cherry-pick). Say how to note it; --drop would re-add it as a new commit elsewhere."""
+    unnoted = [r for r in revs if not noted[r]]
+    if not missing or not unnoted:
+        return
+    subject = dict(
+        line.partition(" ")[::2]
+        for line in git("log", "--no-walk", "--format=%H %s", *unnoted, cwd=tree).splitlines()
+    )
+    name = rel(tree, root)
+    found = []
+    for n in missing:
+        want = read_patch(series.dir / n).subject
+        match = [r for r in unnoted if subject.get(r) == want]
+        if len(match) == 1:
+            found.append(
+                f"commit {match[0][:12]} ({want!r}) is {n}: git -C {name} notes "
+                f"--ref=te-series add -f -m {shlex.quote(n)} {match[0][:12]}"
+            )
+    if found:
+        raise SeriesError(
+            f"{name}/ has commit(s) without their te-series patch-name note (git rebase -x, "
+            "an amend with notes.rewrite.amend=false or a cherry-pick loses it), so export "
+            "would take them for new commits and their patches for dropped ones (--drop "
+            "would re-add them under new names, maybe in another '# pr:' group). Note each "
+            "with its patch's name, then export again:\n  " + "\n  ".join(found)
+        )
 
 
 def touched_files(p: Plan) -> dict[str, bytes | None]:

@@ -75,7 +75,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     progress(f"3-way merge of {len(names)} patch(es) onto {release}")
     proc = git_run("rebase", "--onto", target, base, "series", cwd=dest)
     if proc.returncode != 0:
-        files = git_run("diff", "--name-only", "--diff-filter=U", cwd=dest).stdout.split()
+        files = git_run("diff", "--name-only", "--diff-filter=U", cwd=dest).stdout.splitlines()
         subject = git_run("log", "-1", "--format=%s", "REBASE_HEAD", cwd=dest).stdout.strip()
         shown = git_run("diff", cwd=dest).stdout.strip().splitlines()
         git_run("rebase", "--abort", cwd=dest)

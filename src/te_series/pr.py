@@ -41,10 +41,12 @@ from .core import (
     init_git_base,
     load_series,
     progress,
+    refuse_own_dir,
     rel,
 )
 
 MARKER = ".te-series-pr"
+MARKER_HEAD = "written by te-series pr; the next run replaces these files:\n"
 RESERVED = re.compile(r"(^|\.)(invalid|example|test|localhost|example\.(com|net|org))$")
 EMAIL_RE = re.compile(r"[^\s<>@,;:\"()\[\]]+@[^\s<>@,;:\"()\[\]]+")
 SIGNOFF_RE = re.compile(r"^\s*signed-off-by\s*:\s*(.*?)\s*$", re.I)
@@ -148,17 +150,43 @@ def scan(repo: Path, base: str, tip: str, placeholder_email: str) -> None:
         )
 
 
+def out_files(out: Path) -> set[str]:
+    return {p.relative_to(out).as_posix() for p in out.rglob("*") if not p.is_dir()} - {MARKER}
+
+
 def prepare_out(out: Path, root: Path) -> None:
-    """OUT must be empty or an earlier pr output (which is replaced)."""
+    """OUT must be empty or an earlier pr output, whose files (those its marker lists, and
+    no others) are removed."""
+    if out.exists() and not out.is_dir():
+        raise SeriesError(f"--out {rel(out, root)} is a file; name a folder")
     if out.exists() and any(out.iterdir()):
-        if not (out / MARKER).exists():
+        marker = out / MARKER
+        if not marker.is_file():
             raise SeriesError(
                 f"{rel(out, root)} is not empty and was not written by te-series pr; "
                 "choose another --out"
             )
-        shutil.rmtree(out)
+        wrote = set(marker.read_text(errors="replace").splitlines()[1:])
+        other = sorted(out_files(out) - wrote)
+        if other:
+            raise SeriesError(
+                f"{rel(out, root)} holds file(s) te-series pr did not write: "
+                f"{', '.join(other[:5])}. pr replaces only its own files: move those out "
+                "(or delete the folder), or choose another --out."
+            )
+        for name in wrote:
+            (out / name).unlink(missing_ok=True)
+        for d in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
+            if not any(d.iterdir()):
+                d.rmdir()
     out.mkdir(parents=True, exist_ok=True)
-    (out / MARKER).write_text("written by te-series pr; replaced by the next run\n")
+    (out / MARKER).write_text(MARKER_HEAD)
+
+
+def write_marker(out: Path) -> None:
+    """List what pr wrote, so that the next run removes those files and no others."""
+    if out.is_dir():
+        (out / MARKER).write_text(MARKER_HEAD + "".join(f"{n}\n" for n in sorted(out_files(out))))
 
 
 def run(args) -> int:
@@ -179,6 +207,7 @@ def run(args) -> int:
     who = f"{name} <{email}>"
     placeholder = split_identity(series.base_value("series", "placeholder_identity"))[1]
     out = args.out or root / "pr-out"
+    refuse_own_dir(root, out, "pr-out")
     with tempfile.TemporaryDirectory(prefix="te-series-pr-") as tmp:
         repo = Path(tmp) / "repo"
         base = init_git_base(repo, args.te_src, series.base_commit)
@@ -216,12 +245,15 @@ def run(args) -> int:
             prev = f"pr/{slug}"
         scan(repo, base, prev, placeholder)
         prepare_out(out, root)
-        branches = [f"pr/{slug}" for slug, _ in groups]
-        git("bundle", "create", "-q", str(out / "pr.bundle"), *branches, f"^{base}", cwd=repo)
-        for slug, on, _ in summary:
-            shutil.copy2(series.dir / "pr" / f"{slug}.md", out / f"{slug}.md")
-            format_patch(repo, f"{on}..pr/{slug}", out / slug)
-    write_summary(out, base, who, summary, authors)
+        try:
+            branches = [f"pr/{slug}" for slug, _ in groups]
+            git("bundle", "create", "-q", str(out / "pr.bundle"), *branches, f"^{base}", cwd=repo)
+            for slug, on, _ in summary:
+                shutil.copy2(series.dir / "pr" / f"{slug}.md", out / f"{slug}.md")
+                format_patch(repo, f"{on}..pr/{slug}", out / slug)
+            write_summary(out, base, who, summary, authors)
+        finally:
+            write_marker(out)
     print(f"{len(groups)} PR branch(es), {len(names)} commit(s), signed off by {who}:")
     print((out / "SUMMARY.md").read_text())
     return 0

@@ -23,6 +23,7 @@ from .core import (
     SeriesError,
     base_text_with_commit,
     commits,
+    drop_args,
     git,
     git_run,
     in_progress,
@@ -31,6 +32,7 @@ from .core import (
     note_names,
     read_state,
     rel,
+    set_note,
     write_state,
 )
 from .export import check_tree, plan, report, write
@@ -94,17 +96,31 @@ def finish(root, fork, series, drops) -> int:
             f"fork/ is not on {onto[:12]}: the rebase was aborted. fork/ stays on "
             f"{state.base[:12]}; nothing changed."
         )
+    forget_skipped(fork, state, onto)
     listed = series.names()
     held = {n for r in commits(fork, f"{onto}..HEAD") for n in note_names(fork, r)}
     gone = [n for n in listed if n not in held and n not in drops]
     if gone:
-        raise SeriesError(
-            f"git rebase dropped the commit(s) of {', '.join(gone)}: onto {onto[:12]} they "
-            "became empty, because that commit already has their changes. If upstream merged "
-            "them, finish with: te-series rebase --continue --drop "
-            + " --drop ".join(gone)
-            + ". If not, give up: te-series rebase --abort (fork/ goes back where it was)."
-        )
+        merged = [n for n in gone if change_in_tree(fork, state, n)]
+        skipped = [n for n in gone if n not in merged]
+        said = []
+        if merged:
+            said.append(
+                f"git rebase dropped the commit(s) of {', '.join(merged)}: onto {onto[:12]} "
+                "they became empty, because fork/ has their changes already (upstream merged "
+                f"them?). If so, finish with: te-series rebase --continue {drop_args(merged)}."
+            )
+        if skipped:
+            said.append(
+                f"git rebase dropped the commit(s) of {', '.join(skipped)}, and fork/ does not "
+                "have their changes: they were skipped (git rebase --skip) or resolved to "
+                "nothing, so --drop would lose them. Give up and rebase again, resolving each "
+                "conflict: te-series rebase --abort (fork/ goes back where it was). Only if "
+                f"you mean to drop them: te-series rebase --continue {drop_args(skipped)}."
+            )
+        if not merged:
+            said.append("To give up: te-series rebase --abort (fork/ goes back where it was).")
+        raise SeriesError("\n".join(said))
     toml = base_text_with_commit(series, onto)
     moved = dataclasses.replace(state, base=onto, rebase_onto=None, rebase_from=None)
     try:
@@ -120,8 +136,41 @@ def finish(root, fork, series, drops) -> int:
     return 0
 
 
+def forget_skipped(fork, state, onto: str) -> None:
+    """Take back the patch names `git rebase --skip` handed on: git copies a skipped commit's
+    note onto the next commit, which then looks like a squash of both. A rebased commit
+    keeps the names its own commit (same subject) had before the rebase."""
+    if not state.rebase_from:
+        return
+    before: dict[str, list[list[str]]] = {}
+    for rev, subject in subjects(fork, f"{state.base}..{state.rebase_from}"):
+        before.setdefault(subject, []).append(note_names(fork, rev))
+    for rev, subject in subjects(fork, f"{onto}..HEAD"):
+        names, own = note_names(fork, rev), before.get(subject, [])
+        if len(own) == 1 and own[0] and set(own[0]) < set(names):
+            set_note(fork, rev, "\n".join(own[0]))
+
+
+def subjects(fork, revs: str) -> list[tuple[str, str]]:
+    out = git("log", "--format=%H %s", revs, cwd=fork)
+    return [line.partition(" ")[::2] for line in out.splitlines()]
+
+
+def change_in_tree(fork, state, name: str) -> bool:
+    """Whether fork/'s HEAD has the change of name's commit from before the rebase (its
+    diff reverse-applies), as when upstream merged it; not when the commit was skipped."""
+    if not state.rebase_from:
+        return False
+    old = commits(fork, f"{state.base}..{state.rebase_from}")
+    rev = next((r for r in old if name in note_names(fork, r)), None)
+    if rev is None:
+        return False
+    diff = git("diff-tree", "-p", "--binary", "--no-renames", rev, cwd=fork)
+    return git_run("apply", "--check", "--cached", "-R", cwd=fork, input=diff).returncode == 0
+
+
 def conflict(fork, proc) -> str:
-    files = git_run("diff", "--name-only", "--diff-filter=U", cwd=fork).stdout.split()
+    files = git_run("diff", "--name-only", "--diff-filter=U", cwd=fork).stdout.splitlines()
     stopped = git_run("rev-parse", "-q", "--verify", "REBASE_HEAD", cwd=fork).stdout.strip()
     names = note_names(fork, stopped) if stopped else []
     subject = git_run("log", "-1", "--format=%s", "REBASE_HEAD", cwd=fork).stdout.strip()
