@@ -41,6 +41,7 @@ from .core import (
     read_state,
     release_wheel,
     report_absent,
+    te_import_error,
 )
 
 BUILD_DEPS = [
@@ -249,14 +250,9 @@ def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> 
         core_out.mkdir(parents=True, exist_ok=True)
         core = [relabel(core_src, version, core_out)]
     install_te(py, patched, core[0], relabel(ext_wheel(py, release), version, out))
-    check = subprocess.run(
-        [str(py), "-c", "import torch, transformer_engine.pytorch.ops"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if check.returncode != 0:
-        raise SeriesError(f"the installed build does not import:\n{check.stderr[-2000:]}")
+    why = te_import_error(py)
+    if why is not None:
+        raise SeriesError(f"the installed build does not import: {why}")
     return version
 
 

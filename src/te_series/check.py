@@ -45,6 +45,7 @@ from .core import (
     rel,
     release_wheel,
     report_absent,
+    te_import_error,
     trailers,
 )
 
@@ -206,14 +207,8 @@ def cpu_tests(tree: Path) -> tuple[bool, str]:
 
 def need_built_te() -> None:
     """--tests runs TE's CPU tests with this Python: it needs torch and a built TE."""
-    proc = subprocess.run(
-        [sys.executable, "-c", "import torch, transformer_engine.pytorch"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        why = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+    why = te_import_error(sys.executable)
+    if why is not None:
         raise SeriesError(
             f"check --tests runs TE's CPU tests with {sys.executable}, which has no built TE "
             f"({why}). Build it first: te-series build (then run check --tests again)."

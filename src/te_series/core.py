@@ -92,6 +92,19 @@ def project_root() -> Path:
     return found
 
 
+def te_import_error(python: Path | str) -> str | None:
+    """Why `python` cannot import torch and TE's PyTorch ops (its last stderr line), or None."""
+    proc = subprocess.run(
+        [str(python), "-c", "import torch, transformer_engine.pytorch.ops"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode == 0:
+        return None
+    return (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+
+
 def cache_dir() -> Path:
     """Cache for downloaded and built wheels, outside the repository."""
     d = Path(os.environ.get("TE_SERIES_CACHE", Path.home() / ".cache" / "te-series"))

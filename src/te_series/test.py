@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 from .build import release_venv
-from .core import SeriesError, load_series, rel
+from .core import SeriesError, load_series, rel, te_import_error
 
 
 def run(args) -> int:
@@ -32,14 +32,8 @@ def run(args) -> int:
     named = [Path(a) for a in args.pytest_args if not a.startswith("-") and Path(a).exists()]
     acceptance = not named or any("acceptance" in p.resolve().parts for p in named)
     if acceptance:
-        probe = subprocess.run(
-            [str(py), "-c", "import torch, transformer_engine.pytorch"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if probe.returncode != 0:
-            why = (probe.stderr.strip().splitlines() or ["(no message)"])[-1]
+        why = te_import_error(py)
+        if why is not None:
             raise SeriesError(
                 f"{rel(venv, root)}/ has no working build of TE {release} ({why}), which the "
                 f"acceptance suite tests. Build it: te-series build"
