@@ -1142,6 +1142,16 @@ def build_aside(tree: Path, root: Path, build, *, force: bool) -> list[str]:
             f"{rel(tree, root)}/ exists. Export its work first ({verbs['export']}), then rerun "
             f"with --force to rebuild it (the old tree is kept whole in {BACKUP_DIR}/)."
         )
+    for old in (new, tree):
+        if (old / ".git").is_file():
+            # A linked worktree or a separate git dir: its commits live elsewhere, so
+            # moving the tree into the backup would not keep them.
+            raise SeriesError(
+                f"{rel(old, root)}/.git is a file ({(old / '.git').read_text().strip()}): "
+                f"{rel(old, root)}/ keeps its commits elsewhere, so --force cannot keep them "
+                f"in {BACKUP_DIR}/. Export its work first ({verbs['export']}), then remove "
+                f"{rel(old, root)}/ yourself (e.g. git worktree remove) and apply again."
+            )
     try:
         build(new)
     except (PatchFailed, KeyboardInterrupt):
@@ -1235,9 +1245,10 @@ def check_pypi_blobs(dest: Path, series: Series) -> dict[str, list[str]]:
 def am(repo: Path, patch: Path, include: str | None = None) -> subprocess.CompletedProcess:
     """`git am -3` one patch (authorship from the patch, committer te-series).
 
-    `--no-scissors`: a user's mailinfo.scissors must not cut messages.
+    `--no-scissors`: a user's mailinfo.scissors must not cut messages. `--keep-cr`: a
+    patch's carriage returns are content (TE has CRLF files), which am strips by default.
     """
-    args = ["am", "-3", "--keep-non-patch", "--no-scissors", "--empty=keep"]
+    args = ["am", "-3", "--keep-non-patch", "--no-scissors", "--keep-cr", "--empty=keep"]
     if include:
         args.append(f"--include={include}")
     return git_run(*args, str(patch), cwd=repo)

@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from .core import (
+    PR_RE,
     SERIES_BRANCH,
     Series,
     SeriesError,
@@ -376,6 +377,7 @@ def plan(
             f"tree ({verbs['rebuild']}; the old tree is kept whole in a backup)."
         )
     text = merge_series(entries, slot, owner, names)
+    refuse_emptied_groups(tree, root, series, entries, text)
     changed, added, unchanged = [], [], []
     for n, blob in data.items():
         old = series.dir / n
@@ -400,6 +402,38 @@ def plan(
     if p.refusals and not dry:
         raise SeriesError("\n".join(p.refusals))
     return p
+
+
+def pr_groups(lines) -> dict[str, int]:
+    """Number of patch lines in each `# pr:` group of a series file's lines."""
+    counts: dict[str, int] = {}
+    group = None
+    for line in lines:
+        s = line.strip()
+        m = PR_RE.match(s)
+        if m:
+            group = m.group(1)
+            counts.setdefault(group, 0)
+        elif s and not s.startswith("#") and group is not None:
+            counts[group] += 1
+    return counts
+
+
+def refuse_emptied_groups(tree, root, series, entries, text: str) -> None:
+    """An export must not leave a `# pr:` group that has patches without any."""
+    before = pr_groups(e.text for e in entries)
+    after = pr_groups(text.splitlines())
+    emptied = [g for g, n in before.items() if n and not after.get(g)]
+    if emptied:
+        raise SeriesError(
+            f"export would leave PR group(s) {', '.join(repr(g) for g in emptied)} of "
+            f"{series.label} without patches (their commits would be listed under another "
+            "group, or dropped). Nothing was written. If a commit lost its patch-name note "
+            "(a rebase -x, an amend with notes.rewrite.amend=false), give it back: git -C "
+            f"{rel(tree, root)} notes --ref=te-series add -f -m PATCH-NAME COMMIT. If you "
+            f"mean to empty the group, remove its '# pr:' line from {series.label}, commit, "
+            "and export again."
+        )
 
 
 def refuse_unnoted(tree, root, series, missing: list[str], revs, noted) -> None:

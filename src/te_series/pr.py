@@ -174,8 +174,10 @@ def prepare_out(out: Path, root: Path) -> None:
                 f"{', '.join(other[:5])}. pr replaces only its own files: move those out "
                 "(or delete the folder), or choose another --out."
             )
-        for name in wrote:
-            (out / name).unlink(missing_ok=True)
+        # Only what the marker lists and is found in OUT: a marker line naming a path
+        # elsewhere (absolute, or through ..) removes nothing.
+        for name in wrote & out_files(out):
+            (out / name).unlink()
         for d in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
             if not any(d.iterdir()):
                 d.rmdir()
