@@ -207,6 +207,26 @@ def move_upstream(project: Path, upstream: Path, files: dict[str, str]) -> str:
 
 
 CONFLICTING = {"transformer_engine/pytorch/fuser.py": FUSER.replace("tuple(values)", "set(values)")}
+RESOLVED = FUSER.replace("tuple(values)", "list(set(values))")
+
+
+def stop_and_resolve(project: Path, upstream: Path) -> Path:
+    """Upstream conflicts with patch 2; apply stops on it; resolve it in fork/ (both sides:
+    a list of the set), staged. Returns fork/."""
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    fork = project / "fork"
+    (fork / "transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
+    sh("git", "add", "-A", cwd=fork)
+    return fork
+
+
+def fetch_pr_branches(upstream: Path, out_dir: Path, clone: Path) -> None:
+    """Clone upstream into `clone` and fetch the pr/* branches of pr's bundle into it."""
+    sh("git", "clone", "-q", str(upstream), str(clone), cwd=clone.parent)
+    bundle = str(out_dir / "pr.bundle")
+    sh("git", "fetch", "-q", bundle, "refs/heads/pr/*:refs/heads/pr/*", cwd=clone)
 
 
 def te(*args: str, capsys=None) -> tuple[int, str]:

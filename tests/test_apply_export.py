@@ -24,6 +24,7 @@ from series_helpers import (
     save,
     sh,
     te,
+    stop_and_resolve,
 )
 
 
@@ -97,15 +98,7 @@ def test_failed_apply_then_advice_then_export_refuses_and_names_drops(
 def test_resume_after_fixed_patch_then_export_rewrites_only_it(three, project, upstream, capsys):
     before = patch_bytes(three)
     names = three.names()
-    move_upstream(project, upstream, CONFLICTING)
-    shutil.rmtree(project / "fork")
-    assert te("apply", "--te-src", str(upstream))[0] == 2
-    fork = project / "fork"
-    # Resolve the stopped am (both sides: a list of the set), then continue.
-    (fork / "transformer_engine/pytorch/fuser.py").write_text(
-        FUSER.replace("tuple(values)", "list(set(values))")
-    )
-    sh("git", "add", "-A", cwd=fork)
+    fork = stop_and_resolve(project, upstream)
     rc, out = te("apply", "--continue", capsys=capsys)
     assert rc == 0, out
     assert read_state(fork).complete

@@ -7,6 +7,7 @@ import pytest
 
 from series_helpers import (
     PLACEHOLDER,
+    fetch_pr_branches,
     save,
     sh,
     te,
@@ -76,15 +77,7 @@ def test_pr_stacked_branches_resigned_with_descriptions(three, project, upstream
     assert "| pr/values | upstream " in summary and "| pr/tests | pr/values | 1 |" in summary
     # Fetch the bundle into a TE checkout, as a contributor would.
     te_clone = tmp_path / "te"
-    sh("git", "clone", "-q", str(upstream), str(te_clone), cwd=tmp_path)
-    sh(
-        "git",
-        "fetch",
-        "-q",
-        str(out_dir / "pr.bundle"),
-        "refs/heads/pr/*:refs/heads/pr/*",
-        cwd=te_clone,
-    )
+    fetch_pr_branches(upstream, out_dir, te_clone)
     base = three.base_commit
     assert sh("git", "rev-list", "--count", f"{base}..pr/values", cwd=te_clone).strip() == "2"
     assert sh("git", "rev-list", "--count", f"{base}..pr/tests", cwd=te_clone).strip() == "3"
@@ -211,15 +204,7 @@ def test_pr_summary_quotes_paths_and_messages_end_cleanly(three, project, upstre
     summary = (out_dir / "SUMMARY.md").read_text()
     assert f"git fetch '{out_dir}/pr.bundle'" in summary
     clone = project.parent / "c"
-    sh("git", "clone", "-q", str(upstream), str(clone), cwd=project.parent)
-    sh(
-        "git",
-        "fetch",
-        "-q",
-        str(out_dir / "pr.bundle"),
-        "refs/heads/pr/*:refs/heads/pr/*",
-        cwd=clone,
-    )
+    fetch_pr_branches(upstream, out_dir, clone)
     for rev in sh("git", "rev-list", "origin/main..pr/tests", cwd=clone).split():
         raw = sh("git", "cat-file", "commit", rev, cwd=clone)
         if "Signed-off-by" in raw:
