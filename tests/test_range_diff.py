@@ -11,12 +11,16 @@ from series_helpers import (
 )
 
 
-def test_range_diff_between_revisions(three, project, upstream, tmp_path, capsys):
-    fork = project / "fork"
+def reword_last_and_save(project) -> None:
+    """Version 2 of the series: the last patch's message says "works" for "helps"."""
     env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/reword/", "GIT_EDITOR": "sed -i s/helps/works/"}
-    sh("git", "rebase", "-q", "-i", "HEAD~1", cwd=fork, env=env)
+    sh("git", "rebase", "-q", "-i", "HEAD~1", cwd=project / "fork", env=env)
     assert te("export")[0] == 0
     save(project, "v2")
+
+
+def test_range_diff_between_revisions(three, project, upstream, tmp_path, capsys):
+    reword_last_and_save(project)
     out_file = tmp_path / "rd.txt"
     rc, out = te("range-diff", "HEAD~1", "--te-src", str(upstream), "--out", str(out_file))
     assert rc == 0
@@ -29,11 +33,7 @@ def test_range_diff_between_revisions(three, project, upstream, tmp_path, capsys
 
 def test_range_diff_on_pypi_base_says_what_it_leaves_out(three, project, upstream, tmp_path):
     make_wheel(upstream, tmp_path / "cache" / "dist")
-    fork = project / "fork"
-    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/reword/", "GIT_EDITOR": "sed -i s/helps/works/"}
-    sh("git", "rebase", "-q", "-i", "HEAD~1", cwd=fork, env=env)
-    assert te("export")[0] == 0
-    save(project, "v2")
+    reword_last_and_save(project)
     out_file = tmp_path / "rd.txt"
     assert te("range-diff", "HEAD~1", "--out", str(out_file))[0] == 0
     first = out_file.read_text().splitlines()[0]
