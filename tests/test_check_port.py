@@ -354,3 +354,13 @@ def test_build_and_test_refuse_before_any_venv_work(project, upstream, capsys, m
     python_without_packages(project / ".venv" / "bin")
     rc, out = te("test", capsys=capsys)
     assert rc == 2 and ".venv/ has no working build of TE 9.9.9" in out
+
+
+def test_test_passes_options_to_pytest(project, upstream, capsys):
+    """`te-series test -q` reaches pytest (here: the TE probe before it), not argparse."""
+    make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    python_without_packages(project / ".venv" / "bin")
+    rc, out = te("test", "-q", "-x", capsys=capsys)
+    assert rc == 2 and ".venv/ has no working build of TE 9.9.9" in out
+    with pytest.raises(SystemExit):
+        te("status", "-q")

@@ -120,7 +120,13 @@ AFTER_CTRL_C = {
 
 def main(argv=None) -> int:
     try:
-        args = parser().parse_args(argv)
+        # `test` passes what it does not know to pytest (`test -q`, `test -x tests`);
+        # argparse's REMAINDER alone refuses an option as the first extra argument.
+        args, extra = parser().parse_known_args(argv)
+        if extra and getattr(args, "verb", None) != "test":
+            parser().error(f"unrecognized arguments: {' '.join(extra)}")
+        if extra:
+            args.pytest_args = extra + args.pytest_args
     except KeyboardInterrupt:
         print(
             "\nte-series: interrupted (Ctrl-C) while starting; nothing was written.",
