@@ -259,4 +259,7 @@ def run(args) -> int:
     report_absent(absent)
     kind = "git" if args.te_src else "pypi"
     print(f"fork/: {kind} base with {len(series.names())} patch(es) applied on {SERIES_BRANCH}")
+    for pr, rev in (read_state(fork).prerequisites or {}).items():
+        said = f"commit {rev[:12]} below the series" if rev else "already in the base"
+        print(f"upstream prerequisite #{pr}: {said} (upstream's change, never exported)")
     return 0

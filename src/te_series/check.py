@@ -4,7 +4,8 @@
 * every patch has a `[PyTorch]`-style subject, a body and a `Signed-off-by:` trailer
   (read as git reads trailers: `git interpret-trailers --parse`);
 * `# pr:` groups, when present, each have a description in TE's PR template;
-* every patch is tried on a fresh base with the patches before it applied; a patch that
+* every patch is tried on a fresh base (with the upstream prerequisites) with the patches
+  before it applied; a patch that
   fails is reported and skipped, so one run names every failing patch;
 * after each patch, TE's pre-commit checks on the files it touches: black 24.4.2 with
   TE's arguments, vermin `-t=3.10- --violations`, trailing whitespace, end-of-file
@@ -33,6 +34,7 @@ from .core import (
     SeriesError,
     abort_am,
     am,
+    apply_prerequisites,
     check_pypi_blobs,
     failure_detail,
     git_run,
@@ -286,8 +288,10 @@ def check(
             include = None
         else:
             init_pypi_base(tree, wheel or release_wheel(series.release, series), series.release)
-            report_absent(check_pypi_blobs(tree, series))
             include = PYPI_PREFIX + "*"
+        apply_prerequisites(tree, series)  # the series starts above them
+        if te_src is None:
+            report_absent(check_pypi_blobs(tree, series))
         rc = tree / "pylintrc"
         pylintrc = rc if rc.is_file() else None
         if pylintrc is None:

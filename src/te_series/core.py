@@ -38,6 +38,17 @@ BOT = {
     "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
     "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
 }
+# Author and committer of an upstream prerequisite's commit in fork/: upstream's change, not
+# the series' (nor the placeholder's), never signed off by te-series; stable dates so that
+# the same base gives the same commit id (range-diff, a rebuilt fork/, a rebase).
+UPSTREAM = {
+    "GIT_AUTHOR_NAME": "TransformerEngine upstream",
+    "GIT_AUTHOR_EMAIL": "upstream@te-series.invalid",
+    "GIT_COMMITTER_NAME": "TransformerEngine upstream",
+    "GIT_COMMITTER_EMAIL": "upstream@te-series.invalid",
+    "GIT_AUTHOR_DATE": BOT["GIT_AUTHOR_DATE"],
+    "GIT_COMMITTER_DATE": BOT["GIT_COMMITTER_DATE"],
+}
 PYPI_PREFIX = "transformer_engine/"
 PATCH_GLOB = "*.patch"
 BACKUP_DIR = ".te-series-backup"
@@ -434,6 +445,41 @@ BASE_EXAMPLES = {
 }
 
 
+BLOB_RE = re.compile(r"^[0-9a-f]{40}$")
+PREREQ_EXAMPLE = """[[prerequisite]]
+pr = 3410
+subject = "Reduce Grouped MLP Fuser CPU Overhead (#3410)"
+release = "2.20.2"
+[prerequisite.files]
+"transformer_engine/pytorch/ops/fuser.py" = { pre = "<40 hex>", post = "<40 hex>" }"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Prerequisite:
+    """An upstream change that main has and the base commit lacks (base.toml [[prerequisite]]).
+
+    It is built at apply time from the release that contains it: each file whose blob is
+    `pre` gets the release's file, whose blob is `post`. Upstream's work, never exported.
+    """
+
+    pr: int
+    subject: str  # upstream's title, "... (#PR)": the subject of its commit in fork/
+    release: str  # the PyPI release whose transformer_engine wheel holds the files
+    files: dict[str, tuple[str, str]]  # path: (pre, post) blob ids
+
+    @property
+    def message(self) -> str:
+        files = ", ".join(self.files)
+        return (
+            f"{self.subject}\n\n"
+            f"Upstream's change (TransformerEngine PR #{self.pr}): its part in {files}, as "
+            f"released in {self.release}. Upstream main has it; the base commit predates it. "
+            f"te-series made this commit from the files of the {self.release} "
+            "transformer_engine wheel (checked by blob id). It is upstream's work, not part "
+            "of the series: te-series never exports it as a patch.\n"
+        )
+
+
 class Series:
     """A series file and its patch files: patches/, or patches/port/<release>/.
 
@@ -601,6 +647,58 @@ class Series:
     def port_targets(self) -> list[str]:
         return list(self.base_value("port", "targets"))
 
+    @property
+    def prerequisites(self) -> list[Prerequisite]:
+        """base.toml's [[prerequisite]] tables, checked; [] when there are none."""
+        label = rel(self.base_file, self.root)
+        raw = self.base().get("prerequisite", [])
+
+        def bad(where: str, what: str):
+            raise SeriesError(
+                f"{label} {where} {what}. A prerequisite is written\n{PREREQ_EXAMPLE}\n"
+                "Fix it, or restore the file from git."
+            )
+
+        if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
+            bad("`prerequisite`", "is not a list of [[prerequisite]] tables")
+        out: list[Prerequisite] = []
+        for i, t in enumerate(raw, 1):
+            where = f"[[prerequisite]] number {i}"
+            unknown = sorted(set(t) - {"pr", "subject", "release", "files"})
+            if unknown:
+                bad(where, f"has unknown key(s) {', '.join(unknown)}")
+            pr = t.get("pr")
+            if not isinstance(pr, int) or isinstance(pr, bool) or pr <= 0:
+                bad(f"{where}: pr = {pr!r}", "is not an upstream PR number (pr = 3410)")
+            where = f"[[prerequisite]] pr = {pr}:"
+            if pr in [p.pr for p in out]:
+                bad(where, "is listed twice; remove one table")
+            for key in ("subject", "release"):
+                v = t.get(key)
+                if not isinstance(v, str) or not v.strip() or v.strip() != v or "\n" in v:
+                    bad(f"{where} {key} = {v!r}", 'is not "..." (a one-line string)')
+            files = t.get("files")
+            if not isinstance(files, dict) or not files:
+                bad(f"{where} files", "is missing or empty ([prerequisite.files])")
+            pins = {}
+            for path, ids in files.items():
+                key = f'{where} files."{path}"'
+                if not path.startswith(PYPI_PREFIX) or path.endswith("/"):
+                    bad(
+                        key,
+                        f"is not a file under {PYPI_PREFIX} (it comes from the release's wheel)",
+                    )
+                if not isinstance(ids, dict) or sorted(ids) != ["post", "pre"]:
+                    bad(key, 'is not { pre = "<blob id>", post = "<blob id>" }')
+                for k in ("pre", "post"):
+                    if not isinstance(ids[k], str) or not BLOB_RE.match(ids[k]):
+                        bad(f"{key}.{k} = {ids[k]!r}", "is not a full blob id (40 hex digits)")
+                if ids["pre"] == ids["post"]:
+                    bad(key, "has pre = post (no change)")
+                pins[path] = (ids["pre"], ids["post"])
+            out.append(Prerequisite(pr, t["subject"], t["release"], pins))
+        return out
+
     def port_series(self, release: str) -> Series:
         """The port patches for a release (patches/port/<release>/), maybe empty."""
         return Series(self.dir / "port" / release, self.root, self.base_file, optional=True)
@@ -611,18 +709,49 @@ def load_series(root: Path | None = None) -> Series:
     return Series(root / "patches", root)
 
 
-def base_text_with_commit(series: Series, commit: str) -> str:
-    """base.toml's text with its [upstream] commit line pointed at `commit`, one line edited.
+HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 
-    Refuses (before anything is written) a commit line it cannot edit safely.
+
+def _drop_tables(lines: list[str], drop: list[int]) -> list[str]:
+    """lines without the [[prerequisite]] tables number `drop` (0-based, in file order): a
+    table runs from its header (and the comment lines right above it) to the next header
+    other than its own sub-tables, less the comment lines right above that header."""
+    heads = [(i, m.group(1), m.group(2)) for i, l in enumerate(lines) if (m := HEADER_RE.match(l))]
+    starts = [i for i, kind, name in heads if kind == "[[" and name == "prerequisite"]
+    cut = set()
+    for k in drop:
+        start = starts[k]
+        end = next(
+            (i for i, _, name in heads if i > start and not name.startswith("prerequisite.")),
+            len(lines),
+        )
+        while end > start + 1 and lines[end - 1].lstrip().startswith("#"):
+            end -= 1
+        while start > 0 and lines[start - 1].lstrip().startswith("#"):
+            start -= 1
+        if end == len(lines):  # the last table: no blank lines left at the end of the file
+            while start > 0 and not lines[start - 1].strip():
+                start -= 1
+        elif start > 0 and lines[start - 1].strip() and not lines[end - 1].strip():
+            end -= 1  # keep one blank line between the tables around it
+        cut.update(range(start, end))
+    return [l for i, l in enumerate(lines) if i not in cut]
+
+
+def base_text_with_commit(series: Series, commit: str, drop: list[int] = ()) -> str:
+    """base.toml's text with its [upstream] commit line pointed at `commit`, one line edited,
+    and the [[prerequisite]] tables of the PRs in `drop` removed; nothing else changes.
+
+    Refuses (before anything is written) a file it cannot edit that way.
     """
     label = rel(series.base_file, series.root)
-    lines = read_text(series.base_file, series.root).splitlines(keepends=True)
+    old = read_text(series.base_file, series.root)
+    lines = old.splitlines(keepends=True)
     table, done, found = None, False, ""
     for i, line in enumerate(lines):
-        m = re.match(r"^\s*\[([^\]]+)\]\s*(#.*)?$", line)
+        m = HEADER_RE.match(line)
         if m:
-            table = m.group(1).strip()
+            table = m.group(2)
             continue
         m = re.match(
             r"""^(\s*commit\s*=\s*)("[0-9A-Za-z._/-]*"|'[0-9A-Za-z._/-]*')(.*)$""", line, re.S
@@ -633,16 +762,38 @@ def base_text_with_commit(series: Series, commit: str) -> str:
                 quote = m.group(2)[0]
                 lines[i] = f"{m.group(1)}{quote}{commit}{quote}{m.group(3)}"
                 done = True
-    text = "".join(lines)
-    try:
-        ok = done and tomllib.loads(text)["upstream"]["commit"] == commit
-    except (tomllib.TOMLDecodeError, KeyError, TypeError):
-        ok = False
-    if not ok:
+    if not done:
         raise SeriesError(
             f"cannot point {label}'s [upstream] commit at {commit[:12]}: its line "
             f"({found or 'none found'}) is not `commit = \"<id>\"` in the [upstream] table. "
             f"Write it that way, commit {label}, and run again; nothing was changed."
+        )
+    want = tomllib.loads(old)
+    want["upstream"]["commit"] = commit
+    tables = want.get("prerequisite", [])
+    index = [k for k, t in enumerate(tables) if t.get("pr") in drop]
+    kept = [t for k, t in enumerate(tables) if k not in index]
+    want.pop("prerequisite", None)
+    if kept:
+        want["prerequisite"] = kept
+    try:
+        text = "".join(_drop_tables(lines, index))
+        ok = tomllib.loads(text) == want
+    except (tomllib.TOMLDecodeError, IndexError):
+        ok = False
+    if not ok and not index:
+        raise SeriesError(
+            f"cannot point {label}'s [upstream] commit at {commit[:12]} by editing its line "
+            f'({found}) alone. Write it as `commit = "<id>"` in the [upstream] table, '
+            f"commit {label}, and run again; nothing was changed."
+        )
+    if not ok:
+        prs = ", ".join(f"#{n}" for n in drop)
+        raise SeriesError(
+            f"cannot take the [[prerequisite]] table(s) of {prs} out of {label} (the new "
+            f"commit {commit[:12]} contains them) by removing their lines alone. Write each "
+            "[[prerequisite]] table with its [prerequisite.files] right below it, commit "
+            f"{label}, and run again; nothing was changed."
         )
     return text
 
@@ -680,6 +831,7 @@ def release_wheel(release: str, series: Series | None = None) -> Path:
     hint = ""
     if series is not None:
         known = [f"{series.release} (base)"] + [f"{t} (port target)" for t in series.port_targets]
+        known += [f"{p.release} (prerequisite #{p.pr})" for p in series.prerequisites]
         hint = f"Releases in {rel(series.base_file, series.root)}: {', '.join(known)}."
     return cached_wheel(
         f"transformer-engine=={release}",
@@ -873,6 +1025,13 @@ class State:
     recorded: dict[str, str] | None = None
     skipped: list[str] = dataclasses.field(default_factory=list)  # apply --continue --skip
     rebase_from: str | None = None  # HEAD before an unfinished te-series rebase
+    # The upstream commit (or release) below the prerequisites; `base` is their top, where
+    # the series starts. None: no prerequisites were looked at (a tree of an earlier tool).
+    upstream: str | None = None
+    # base.toml's prerequisites as this tree was made: PR number -> its commit here, or ""
+    # where the upstream commit already contains it.
+    prerequisites: dict[str, str] | None = None
+    rebase_prerequisites: dict[str, str] | None = None  # an unfinished rebase: carried ones
 
     @property
     def complete(self) -> bool:
@@ -893,6 +1052,11 @@ STATE_TYPES = {
     or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values()))),
     "skipped": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
     "rebase_from": lambda v: v is None or isinstance(v, str),
+    "upstream": lambda v: v is None or isinstance(v, str),
+    "prerequisites": lambda v: v is None
+    or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values()))),
+    "rebase_prerequisites": lambda v: v is None
+    or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values()))),
 }
 
 
@@ -1031,6 +1195,15 @@ def describe_tree(tree: Path, root: Path) -> str:
     elif done and not state.complete:
         head += f", last {done[-1]}"
     lines = [head]
+    for pr, rev in (state.prerequisites or {}).items():
+        if rev:
+            subject = git_run("log", "-1", "--format=%s", rev, cwd=tree).stdout.strip()
+            lines.append(
+                f"  upstream prerequisite #{pr}: applied as {rev[:12]} {subject!r}, below the "
+                "series (upstream's change: never exported)"
+            )
+        else:
+            lines.append(f"  upstream prerequisite #{pr}: already in the base (no commit)")
     if not state.complete:
         stop = "stopped on" if state.failed else "next is"
         rest = ", ".join(state.patches[state.applied :])
@@ -1209,6 +1382,86 @@ def init_pypi_base(dest: Path, wheel: Path, release: str) -> str:
     return git("rev-parse", "HEAD", cwd=dest).strip()
 
 
+def prerequisite_needs(repo: Path, rev: str, p: Prerequisite) -> list[str]:
+    """The files of prerequisite p that rev lacks (their blob is `pre`); [] when rev contains
+    it (every blob is `post`). Anything else stops, naming the file and the three blob ids."""
+    need = []
+    for path, (pre, post) in p.files.items():
+        have = git_run("rev-parse", "-q", "--verify", f"{rev}:{path}", cwd=repo).stdout.strip()
+        if have == post:
+            continue
+        if have == pre:
+            need.append(path)
+            continue
+        raise SeriesError(
+            f"upstream prerequisite #{p.pr} ({p.subject!r}) cannot be applied to "
+            f"{repo.name}/ at {rev[:12]}: {path} is blob {have or '(no such file)'}, neither "
+            f"its pre-image {pre} (a base without #{p.pr}: te-series writes release "
+            f"{p.release}'s file) nor its post-image {post} (a base that has it). This base "
+            "is not the one base.toml's [[prerequisite]] pins. Use the pinned base (the "
+            "[upstream] commit, or the [pypi] release); if upstream's file moved on, move the "
+            "series with te-series rebase --onto COMMIT (it drops a prerequisite the new "
+            "commit contains); or fix the table's blob ids in base.toml."
+        )
+    return need
+
+
+def release_file(series: Series, p: Prerequisite, path: str) -> bytes:
+    """A prerequisite's file from its release's transformer_engine wheel, checked: post."""
+    wheel = release_wheel(p.release, series)
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            data = zf.read(path)
+    except (KeyError, zipfile.BadZipFile):
+        data = None
+    post = p.files[path][1]
+    if data is None or blob_id(data) != post:
+        said = "lacks it" if data is None else f"has blob {blob_id(data)}"
+        raise SeriesError(
+            f"upstream prerequisite #{p.pr}: {path} of release {p.release} ({wheel}) {said}, "
+            f"not the post-image {post} that base.toml's [[prerequisite]] pins. Delete that "
+            "wheel (a damaged download is fetched again) or fix the table's release and "
+            "blob ids, then run again."
+        )
+    return data
+
+
+def apply_prerequisites(repo: Path, series: Series) -> dict[str, str]:
+    """Bring base.toml's upstream prerequisites into repo's checked-out HEAD (every base:
+    git, PyPI, ports, range-diff's and check's clones). Returns PR number -> commit.
+
+    A prerequisite whose files the tree has already (post-image) makes no commit ("").
+    Otherwise its files that have the pre-image get the release's file, in one commit with
+    its upstream subject, upstream's identity and no sign-off: upstream's change, which the
+    series starts above.
+    """
+    done: dict[str, str] = {}
+    for p in series.prerequisites:
+        need = prerequisite_needs(repo, "HEAD", p)
+        if not need:
+            done[str(p.pr)] = ""
+            continue
+        progress(f"upstream prerequisite #{p.pr}: {', '.join(need)} from release {p.release}")
+        for path in need:
+            (repo / path).write_bytes(release_file(series, p, path))
+        git("add", "--", *need, cwd=repo)
+        git("commit", "-q", "--no-verify", "--cleanup=verbatim", "-m", p.message, cwd=repo,
+            env=UPSTREAM)  # fmt: skip
+        done[str(p.pr)] = git("rev-parse", "HEAD", cwd=repo).strip()
+        left = prerequisite_needs(repo, "HEAD", p)  # the tree's own filters kept the bytes?
+        if left:
+            raise SeriesError(
+                f"upstream prerequisite #{p.pr}: {', '.join(left)} did not get the post-image "
+                f"blob when committed in {repo.name}/ (a git attribute of the tree changed it)"
+            )
+    return done
+
+
+def prerequisite_top(upstream: str, prerequisites: dict[str, str] | None) -> str:
+    """Where the series starts: the last prerequisite commit, or the upstream commit."""
+    return next((c for c in reversed(list((prerequisites or {}).values())) if c), upstream)
+
+
 def check_pypi_blobs(dest: Path, series: Series) -> dict[str, list[str]]:
     """Compare every touched file's base pre-image with the release; list absent files.
 
@@ -1359,21 +1612,23 @@ def make_tree(
     """Create dest from a base and apply the series. Returns the files not in this base.
 
     A git base (te_src) is a TE checkout with the base commit; otherwise the pinned
-    release's wheel is the base and only transformer_engine/ hunks apply.
+    release's wheel is the base and only transformer_engine/ hunks apply. Either way the
+    upstream prerequisites come first; the series starts at their top.
     """
     names = series.names()
     if te_src is not None:
-        base = init_git_base(dest, te_src, series.base_commit)
-        state = new_state("git", base, series, names)
-        write_state(dest, state)
-        apply_patches(dest, series, state)
-        return {}
-    release = series.release
-    base = init_pypi_base(dest, wheel or release_wheel(release, series), release)
-    state = new_state("pypi", base, series, names, release=release)
+        upstream = init_git_base(dest, te_src, series.base_commit)
+        kind, include, kw = "git", None, {}
+    else:
+        release = series.release
+        upstream = init_pypi_base(dest, wheel or release_wheel(release, series), release)
+        kind, include, kw = "pypi", PYPI_PREFIX + "*", {"release": release}
+    prereqs = apply_prerequisites(dest, series)
+    base = prerequisite_top(upstream, prereqs)
+    state = new_state(kind, base, series, names, upstream=upstream, prerequisites=prereqs, **kw)
     write_state(dest, state)
-    absent = check_pypi_blobs(dest, series)
-    apply_patches(dest, series, state, include=PYPI_PREFIX + "*")
+    absent = check_pypi_blobs(dest, series) if te_src is None else {}
+    apply_patches(dest, series, state, include=include)
     return absent
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from .core import (
     PR_RE,
     SERIES_BRANCH,
+    UPSTREAM,
     Series,
     SeriesError,
     State,
@@ -46,6 +47,7 @@ from .core import (
     no_interrupt,
     note_names,
     pending_rebuild,
+    prerequisite_top,
     read_patch,
     read_state,
     rel,
@@ -149,9 +151,19 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
                 f"HEAD in git -C {name} reflog) and commit your change on top. To change the "
                 "series itself, edit fork/ and run te-series export."
             )
+        below = ""
+        if prerequisite_top(state.upstream or base, state.prerequisites) != (
+            state.upstream or base
+        ):
+            below = (
+                " (the top of the upstream prerequisites below the series: a prerequisite "
+                "commit was changed or moved, e.g. by git rebase -i; they stay below the "
+                f"series as te-series made them. Undo that: git -C {name} reset --hard "
+                f"ORIG_HEAD, or find the old HEAD in git -C {name} reflog)"
+            )
         raise SeriesError(
-            f"{name}/ HEAD does not descend from the series' base {base[:12]}, so base..HEAD "
-            "is not the series. To move the series to another upstream commit use "
+            f"{name}/ HEAD does not descend from the series' base {base[:12]}{below}, so "
+            "base..HEAD is not the series. To move the series to another upstream commit use "
             "te-series rebase --onto COMMIT."
         )
     merges = git("rev-list", "--merges", f"{base}..HEAD", cwd=tree).split()
@@ -171,6 +183,13 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             f"(git -C {name} commit --amend), then export again."
         )
     noted = {r: note_names(tree, r) for r in revs}
+    # A copy of a prerequisite (upstream's change, made by te-series with upstream's
+    # identity) is upstream's too, wherever it stands.
+    authors = dict(
+        line.split(" ", 1)
+        for line in git("log", "--format=%H %ae", f"{base}..HEAD", cwd=tree).splitlines()
+    )
+    prerequisite = {r for r in revs if authors.get(r) == UPSTREAM["GIT_AUTHOR_EMAIL"]}
     # Upstream's commits: on a remote-tracking branch or a tag (and not one of the series'
     # own, which carry notes), or below the first commit that came from a patch.
     ours = set(git("rev-list", f"{base}..HEAD", "--not", "--remotes", "--tags", cwd=tree).split())
@@ -180,7 +199,9 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             if noted[r]:
                 break
             below.append(r)
-    upstream = [r for r in revs if (r not in ours and not noted[r]) or r in below]
+    upstream = [
+        r for r in revs if (r not in ours and not noted[r]) or r in below or r in prerequisite
+    ]
     if upstream:
         said = []
         for r in upstream:
@@ -189,7 +210,12 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
                 "for-each-ref", "--contains", r, "--count=1", "--format=%(refname:short)",
                 "refs/remotes", "refs/tags", cwd=tree,
             ).strip()  # fmt: skip
-            said.append(f"{subject} ({'on ' + ref if ref else 'below the first series patch'})")
+            where = (
+                "an upstream prerequisite, which te-series keeps below the series"
+                if r in prerequisite
+                else "on " + ref if ref else "below the first series patch"
+            )
+            said.append(f"{subject} ({where})")
         raise SeriesError(
             f"{name}/ has {len(upstream)} upstream commit(s) between the series' base "
             f"{base[:12]} and HEAD: {'; '.join(said)}. It was rebased by hand, and export "
@@ -304,6 +330,7 @@ def plan(
     state: State | None = None,
     base_commit: str | None = None,
     dry: bool = False,
+    prerequisites: list[str] | None = None,
 ) -> Plan:
     """Check everything and compute the export; write nothing.
 
@@ -315,12 +342,25 @@ def plan(
     if state.kind == "git":
         base_commit = base_commit or series.base_commit
         want = git_run("rev-parse", "-q", "--verify", f"{base_commit}^{{commit}}", cwd=tree)
-        if want.stdout.strip() != state.base:
+        upstream = state.upstream or state.base
+        if want.stdout.strip() != upstream:
             raise SeriesError(
-                f"{rel(tree, root)}/ was applied on {state.base[:12]}, but "
+                f"{rel(tree, root)}/ was applied on {upstream[:12]}, but "
                 f"{rel(series.base_file, root)} says {base_commit[:12]}. Rebuild fork/ "
                 "(te-series apply --force --te-src PATH, which keeps the old fork/ whole in a "
                 "backup), or move it with te-series rebase --onto COMMIT."
+            )
+        if prerequisites is None:
+            prerequisites = [str(p.pr) for p in series.prerequisites]
+        had = list(state.prerequisites or {})
+        if sorted(prerequisites) != sorted(had):
+            listed = ", ".join(f"#{n}" for n in prerequisites) or "none"
+            raise SeriesError(
+                f"{rel(tree, root)}/ was applied with the upstream prerequisites "
+                f"{', '.join(f'#{n}' for n in had) or 'none'}, but "
+                f"{rel(series.base_file, root)} lists {listed}: the series would be exported "
+                "against another base than base.toml's. Rebuild fork/ (te-series apply "
+                "--force --te-src PATH, which keeps the old fork/ whole in a backup)."
             )
     revs, noted = own_commits(tree, root, state)
     entries = series.entries()

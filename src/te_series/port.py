@@ -2,9 +2,12 @@
 
 The series' pre-image blobs exist only on its own base, so the merge needs that base:
 
-1. commit A: the pinned release's transformer_engine/ (its files match the base commit);
-   apply the series on it with `git am -3` (branch `series`);
-2. commit B: the target release's transformer_engine/, on top of A;
+1. commit A: the pinned release's transformer_engine/ with the upstream prerequisites
+   (its files match the base commit's with them); apply the series on it with `git am -3`
+   (branch `series`);
+2. commit B: the target release's transformer_engine/, on top of A, then the upstream
+   prerequisites applied to it by the same rule as every base (a release that lacks one,
+   e.g. 2.19.0 without #3410, gets its files from the release that has it);
 3. `git rebase --onto B A series`: git's 3-way merge of each patch onto the target;
 4. port patches, `patches/port/<release>/series` and its patch files (against the
    release's transformer_engine/ files), `git am -3` on top: changes a merge cannot
@@ -29,6 +32,7 @@ from .core import (
     PYPI_PREFIX,
     PatchFailed,
     Series,
+    apply_prerequisites,
     SeriesError,
     apply_patches,
     build_aside,
@@ -40,6 +44,7 @@ from .core import (
     init_pypi_base,
     load_series,
     new_state,
+    prerequisite_top,
     progress,
     read_state,
     refuse_own_dir,
@@ -53,13 +58,19 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     """Make dest a git repo whose HEAD is the series ported onto `release`.
 
     The state records the top of the ported series as the base of the port patches, and
-    the target release's own commit as `target`. Returns dest.
+    the target release's own commit with its prerequisites as `target` (what `--out`
+    writes starts above it: prerequisites are never exported). Returns dest.
     """
     base_release = series.release
     target_wheel = release_wheel(release, series)  # an unknown release fails here, first
-    base = init_pypi_base(dest, release_wheel(base_release, series), base_release)
+    upstream = init_pypi_base(dest, release_wheel(base_release, series), base_release)
+    prereqs = apply_prerequisites(dest, series)
+    base = prerequisite_top(upstream, prereqs)
     names = series.names()
-    state = new_state("pypi", base, series, names, release=base_release)
+    state = new_state(
+        "pypi", base, series, names, release=base_release, upstream=upstream,
+        prerequisites=prereqs,
+    )  # fmt: skip
     write_state(dest, state)
     check_pypi_blobs(dest, series)
     apply_patches(dest, series, state, include=PYPI_PREFIX + "*")
@@ -70,7 +81,9 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     extract_package(target_wheel, dest)
     git("add", "-A", cwd=dest)
     git("commit", "-q", "--allow-empty", "-m", f"transformer_engine {release} from PyPI", cwd=dest)
-    target = git("rev-parse", "HEAD", cwd=dest).strip()
+    own = git("rev-parse", "HEAD", cwd=dest).strip()
+    carried = apply_prerequisites(dest, series)
+    target = prerequisite_top(own, carried)
 
     progress(f"3-way merge of {len(names)} patch(es) onto {release}")
     proc = git_run("rebase", "--onto", target, base, "series", cwd=dest)
@@ -93,7 +106,10 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     top = git("rev-parse", "HEAD", cwd=dest).strip()
     ps = series.port_series(release)
     port_names = ps.names()
-    state = new_state("port", top, ps, port_names, release=release, target=target)
+    state = new_state(
+        "port", top, ps, port_names, release=release, target=target, upstream=own,
+        prerequisites=carried,
+    )  # fmt: skip
     write_state(dest, state)
     if port_patches and port_names:
         progress(f"{len(port_names)} port patch(es) for {release}")

@@ -40,6 +40,7 @@ from .core import (
     git_run,
     init_git_base,
     load_series,
+    prerequisite_needs,
     progress,
     refuse_own_dir,
     rel,
@@ -150,6 +151,21 @@ def scan(repo: Path, base: str, tip: str, placeholder_email: str) -> None:
         )
 
 
+def refuse_prerequisites(repo: Path, series: Series, base: str) -> None:
+    """Refuse while the base lacks an upstream prerequisite: upstream's change would be
+    pushed under the PRs, as if it were ours."""
+    lacking = [p for p in series.prerequisites if prerequisite_needs(repo, base, p)]
+    if lacking:
+        said = "; ".join(f"#{p.pr} {p.subject!r}" for p in lacking)
+        raise SeriesError(
+            f"the base {base[:12]} lacks the upstream prerequisite(s) {said}, which the series "
+            "is written on: the PR branches would carry upstream's change as part of ours. "
+            "Rebase onto an upstream main that contains them first (te-series rebase --onto "
+            "origin/main --te-src PATH drops them from base.toml), then run pr again. Nothing "
+            "was written."
+        )
+
+
 def out_files(out: Path) -> set[str]:
     return {p.relative_to(out).as_posix() for p in out.rglob("*") if not p.is_dir()} - {MARKER}
 
@@ -213,6 +229,7 @@ def run(args) -> int:
     with tempfile.TemporaryDirectory(prefix="te-series-pr-") as tmp:
         repo = Path(tmp) / "repo"
         base = init_git_base(repo, args.te_src, series.base_commit)
+        refuse_prerequisites(repo, series, base)
         msg_file = Path(tmp) / "msg"
         summary, prev, authors = [], base, {}
         for slug, group in groups:

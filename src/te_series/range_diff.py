@@ -2,7 +2,7 @@
 
 REV (and REV2, default: the working tree's patches/) are git revisions of this te-series
 checkout, e.g. HEAD~3 or a tag. Both versions of patches/ are applied, each to its own
-base commit, in one throw-away clone of --te-src (or, with the same [pypi] release, on
+base commit with its own upstream prerequisites, in one throw-away clone of --te-src (or, with the same [pypi] release, on
 the PyPI base), and `git range-diff` compares the two commit ranges, as b4's
 `prep --compare-to` does. On the PyPI base only transformer_engine/ hunks apply: the
 output then starts with a line that lists the files left out.
@@ -23,6 +23,7 @@ from .core import (
     SeriesError,
     State,
     apply_patches,
+    apply_prerequisites,
     git,
     git_run,
     init_git_base,
@@ -62,8 +63,11 @@ def _archive(root: Path, sha: str) -> bytes:
 
 
 def apply_version(repo: Path, series: Series, label: str, base: str, include: str | None) -> str:
-    """Apply a version of the series on base in repo (branch label); return its range."""
+    """Apply a version of the series, with its own upstream prerequisites, on base in repo
+    (branch label); return its range (above the prerequisites)."""
     git("checkout", "-q", "-B", label, base, cwd=repo)
+    apply_prerequisites(repo, series)
+    base = git("rev-parse", "HEAD", cwd=repo).strip()
     state = State("git", base, "patches", series.names())
     write_state(repo, state)
     try:

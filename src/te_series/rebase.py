@@ -9,6 +9,12 @@ series' commits (git carries the patch-name notes along); then the patches and
 base.toml's `[upstream] commit` line (nothing else in the file changes) are written as
 one group. Only base..HEAD is ever exported, so upstream commits never become patches.
 
+Upstream prerequisites (base.toml [[prerequisite]], commits below the series) are carried
+first: each one's commit is cherry-picked onto COMMIT by git's 3-way merge (`git apply
+--3way` on a scratch index; fork/'s files are not touched). A pick that changes nothing
+means COMMIT contains it: it is dropped, and its table leaves base.toml in the same write
+as the commit line. A pick that conflicts stops the rebase before anything moves.
+
 A conflict names the patch and files: resolve it in fork/, then
 `git -C fork rebase --continue` and `te-series rebase --continue` (or `--abort`, which
 puts fork/ back where it was and keeps the rebased commits, and any made on top of them, on
@@ -18,8 +24,11 @@ a branch te-series/aborted-rebase-<id>).
 from __future__ import annotations
 
 import dataclasses
+import tempfile
+from pathlib import Path
 
 from .core import (
+    UPSTREAM,
     SeriesError,
     base_text_with_commit,
     commits,
@@ -30,6 +39,8 @@ from .core import (
     is_ancestor,
     load_series,
     note_names,
+    prerequisite_needs,
+    prerequisite_top,
     read_state,
     rel,
     set_note,
@@ -82,15 +93,64 @@ def refuse_own(fork, onto: str, onto_name: str, base: str) -> None:
         )
 
 
+def carry_prerequisites(fork, series, state, onto: str) -> dict[str, str]:
+    """Cherry-pick fork/'s prerequisite commits onto `onto`, one after the other, by git's
+    3-way merge on a scratch index (fork/'s files and branches are not touched). Returns PR
+    number -> the new commit, or "" where the pick changes nothing (onto contains it).
+
+    Stops, before anything moves, on a conflict, and where onto has a prerequisite's file in
+    a version base.toml's blob ids do not describe (apply could not make that commit again).
+    """
+    pins = {str(p.pr): p for p in series.prerequisites}
+    top, out = onto, {}
+    for pr, rev in (state.prerequisites or {}).items():
+        p = pins[pr]  # export's guards (run before) saw the same PRs in base.toml
+        if not rev:  # the old base had it: so must the new one
+            if prerequisite_needs(fork, onto, p):
+                raise SeriesError(
+                    f"{onto[:12]} lacks upstream prerequisite #{pr} ({p.subject!r}), which "
+                    "the series' base already had: rebase onto a commit that contains it. "
+                    "Nothing was changed."
+                )
+            out[pr] = ""
+            continue
+        with tempfile.TemporaryDirectory(prefix="te-series-pick-") as tmp:
+            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            git("read-tree", top, cwd=fork, env=env)
+            diff = git("diff-tree", "-p", "--binary", "--full-index", "--no-renames", rev, cwd=fork)
+            proc = git_run("apply", "--cached", "--3way", cwd=fork, env=env, input=diff)
+            unmerged = git_run("ls-files", "-u", cwd=fork, env=env).stdout.splitlines()
+            conflicted = list(dict.fromkeys(l.split("\t", 1)[-1] for l in unmerged))
+            if proc.returncode != 0:
+                said = " ".join((proc.stdout + proc.stderr).split())[-600:]
+                raise SeriesError(
+                    f"upstream prerequisite #{pr} ({p.subject!r}) conflicts with {onto[:12]}"
+                    f" in {', '.join(conflicted) or '(see git)'} (git apply --3way: {said}). "
+                    f"{onto[:12]} changes its files without containing it. Rebase onto an "
+                    f"upstream commit that contains #{pr} (it is then dropped) or one that "
+                    "leaves its files alone. Nothing was changed."
+                )
+            tree = git("write-tree", cwd=fork, env=env).strip()
+        if tree == git("rev-parse", f"{top}^{{tree}}", cwd=fork).strip():
+            out[pr] = ""  # an empty pick: onto contains it
+            continue
+        prerequisite_needs(fork, onto, p)  # a file neither pre nor post stops here
+        top = git("commit-tree", tree, "-p", top, cwd=fork, env=UPSTREAM, input=p.message).strip()
+        out[pr] = top
+    return out
+
+
 def finish(root, fork, series, drops) -> int:
     state = read_state(fork)
     onto = state.rebase_onto
+    carried = state.rebase_prerequisites or {}
+    top = prerequisite_top(onto, carried)
     if in_progress(fork) == "a git rebase":
         proc = git_run("rebase", "--continue", cwd=fork, env={"GIT_EDITOR": "true"})
         if proc.returncode != 0:
             raise SeriesError(conflict(fork, proc))
-    if not is_ancestor(fork, onto, "HEAD"):
-        state.rebase_onto = state.rebase_from = None
+    if not is_ancestor(fork, top, "HEAD"):
+        state.rebase_onto = state.rebase_from = state.rebase_prerequisites = None
         write_state(fork, state)
         raise SeriesError(
             f"fork/ is not on {onto[:12]}: the rebase was aborted. fork/ stays on "
@@ -98,7 +158,7 @@ def finish(root, fork, series, drops) -> int:
         )
     forget_skipped(fork, state, onto)
     listed = series.names()
-    held = {n for r in commits(fork, f"{onto}..HEAD") for n in note_names(fork, r)}
+    held = {n for r in commits(fork, f"{top}..HEAD") for n in note_names(fork, r)}
     gone = [n for n in listed if n not in held and n not in drops]
     if gone:
         merged = [n for n in gone if change_in_tree(fork, state, n)]
@@ -121,10 +181,18 @@ def finish(root, fork, series, drops) -> int:
         if not merged:
             said.append("To give up: te-series rebase --abort (fork/ goes back where it was).")
         raise SeriesError("\n".join(said))
-    toml = base_text_with_commit(series, onto)
-    moved = dataclasses.replace(state, base=onto, rebase_onto=None, rebase_from=None)
+    dropped = [int(pr) for pr, rev in carried.items() if not rev]
+    toml = base_text_with_commit(series, onto, dropped)
+    kept = {pr: rev for pr, rev in carried.items() if rev}
+    moved = dataclasses.replace(
+        state, base=top, upstream=onto, prerequisites=kept, rebase_onto=None, rebase_from=None,
+        rebase_prerequisites=None,
+    )  # fmt: skip
     try:
-        p = plan(fork, root, series, drops, state=check_tree(fork, root, moved), base_commit=onto)
+        p = plan(
+            fork, root, series, drops, state=check_tree(fork, root, moved), base_commit=onto,
+            prerequisites=list(kept),
+        )  # fmt: skip
     except SeriesError as e:
         raise SeriesError(
             f"{e}\n(After a rebase: te-series rebase --continue [--drop NAME], or --abort.)"
@@ -132,6 +200,13 @@ def finish(root, fork, series, drops) -> int:
     write(root, p, extra={series.base_file: toml.encode()})
     report(root, p, dry=False)
     print(f"rebased onto {onto}; {rel(series.base_file, root)} [upstream] commit updated")
+    for pr in dropped:
+        print(
+            f"upstream prerequisite #{pr}: {onto[:12]} contains it; dropped, and its table "
+            f"removed from {rel(series.base_file, root)}"
+        )
+    for pr, rev in kept.items():
+        print(f"upstream prerequisite #{pr}: still needed, re-applied on {onto[:12]} as {rev[:12]}")
     print("Check that [pypi] release still matches the new base: te-series check")
     return 0
 
@@ -211,7 +286,7 @@ def abort(fork) -> int:
     if state.rebase_from and git("rev-parse", "HEAD", cwd=fork).strip() != state.rebase_from:
         # The rebase itself had finished (the export step refused): move series back.
         git("reset", "-q", "--keep", state.rebase_from, cwd=fork)
-    state.rebase_onto = state.rebase_from = None
+    state.rebase_onto = state.rebase_from = state.rebase_prerequisites = None
     write_state(fork, state)
     print(f"rebase aborted; fork/ is back on the series at {state.base[:12]}{kept}")
     return 0
@@ -234,13 +309,17 @@ def run(args) -> int:
     state = check_tree(fork, root)
     plan(fork, root, series, drops, state=state)  # all of export's guards, before moving
     onto = resolve(fork, args.onto, args.te_src, state.base)
-    if onto == state.base:
+    if onto == (state.upstream or state.base):
         raise SeriesError(f"fork/ is already on {onto[:12]}")
-    base_text_with_commit(series, onto)  # a line it cannot edit stops here, not halfway
+    carried = carry_prerequisites(fork, series, state, onto)  # a conflict stops here
+    # A line it cannot edit stops here, not halfway.
+    base_text_with_commit(series, onto, [int(pr) for pr, rev in carried.items() if not rev])
     state.rebase_onto = onto
+    state.rebase_prerequisites = carried
     state.rebase_from = git("rev-parse", "HEAD", cwd=fork).strip()
     write_state(fork, state)
-    proc = git_run("rebase", "--onto", onto, state.base, "series", cwd=fork)
+    top = prerequisite_top(onto, carried)
+    proc = git_run("rebase", "--onto", top, state.base, "series", cwd=fork)
     if proc.returncode != 0:
         raise SeriesError(conflict(fork, proc))
     return finish(root, fork, series, drops)
