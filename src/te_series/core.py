@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import tomllib
 import zipfile
@@ -469,15 +470,16 @@ class Prerequisite:
 
     @property
     def message(self) -> str:
-        files = ", ".join(self.files)
-        return (
-            f"{self.subject}\n\n"
-            f"Upstream's change (TransformerEngine PR #{self.pr}): its part in {files}, as "
-            f"released in {self.release}. Upstream main has it; the base commit predates it. "
-            f"te-series made this commit from the files of the {self.release} "
-            "transformer_engine wheel (checked by blob id). It is upstream's work, not part "
-            "of the series: te-series never exports it as a patch.\n"
+        """The commit message: upstream's subject, and a body saying whose change it is."""
+        body = (
+            f"Upstream's change (TransformerEngine PR #{self.pr}): its part in "
+            f"{', '.join(self.files)}, as released in {self.release}. Upstream main has it; "
+            f"the base commit predates it. te-series made this commit from the files of the "
+            f"{self.release} transformer_engine wheel (checked by blob id). It is upstream's "
+            "work, not part of the series: te-series never exports it as a patch, and it "
+            "carries no sign-off."
         )
+        return f"{self.subject}\n\n{textwrap.fill(body, 72, break_on_hyphens=False)}\n"
 
 
 class Series:
