@@ -1450,11 +1450,14 @@ def apply_prerequisites(repo: Path, series: Series) -> dict[str, str]:
         git("commit", "-q", "--no-verify", "--cleanup=verbatim", "-m", p.message, cwd=repo,
             env=UPSTREAM)  # fmt: skip
         done[str(p.pr)] = git("rev-parse", "HEAD", cwd=repo).strip()
-        left = prerequisite_needs(repo, "HEAD", p)  # the tree's own filters kept the bytes?
-        if left:
+        committed = {path: git("rev-parse", f"HEAD:{path}", cwd=repo).strip() for path in need}
+        changed = [path for path in need if committed[path] != p.files[path][1]]
+        if changed:
             raise SeriesError(
-                f"upstream prerequisite #{p.pr}: {', '.join(left)} did not get the post-image "
-                f"blob when committed in {repo.name}/ (a git attribute of the tree changed it)"
+                f"upstream prerequisite #{p.pr}: {', '.join(changed)} did not get the "
+                f"post-image blob when committed in {repo.name}/ (a git attribute of the "
+                f"tree, e.g. ident or a filter, changed it: blob {committed[changed[0]]}). "
+                "Nothing of the series was applied."
             )
     return done
 

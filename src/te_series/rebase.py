@@ -10,10 +10,10 @@ base.toml's `[upstream] commit` line (nothing else in the file changes) are writ
 one group. Only base..HEAD is ever exported, so upstream commits never become patches.
 
 Upstream prerequisites (base.toml [[prerequisite]], commits below the series) are carried
-first: each one's commit is cherry-picked onto COMMIT by git's 3-way merge (`git apply
---3way` on a scratch index; fork/'s files are not touched). A pick that changes nothing
-means COMMIT contains it: it is dropped, and its table leaves base.toml in the same write
-as the commit line. A pick that conflicts stops the rebase before anything moves.
+first: each one's commit is cherry-picked onto COMMIT (`git cherry-pick`, on a detached
+HEAD; fork/ goes back to the series branch after). A pick that changes nothing means
+COMMIT contains it: it is dropped, and its table leaves base.toml in the same write as the
+commit line. A pick that conflicts stops the rebase before anything moves.
 
 A conflict names the patch and files: resolve it in fork/, then
 `git -C fork rebase --continue` and `te-series rebase --continue` (or `--abort`, which
@@ -24,10 +24,9 @@ a branch te-series/aborted-rebase-<id>).
 from __future__ import annotations
 
 import dataclasses
-import tempfile
-from pathlib import Path
 
 from .core import (
+    SERIES_BRANCH,
     UPSTREAM,
     SeriesError,
     base_text_with_commit,
@@ -38,6 +37,7 @@ from .core import (
     in_progress,
     is_ancestor,
     load_series,
+    no_interrupt,
     note_names,
     prerequisite_needs,
     prerequisite_top,
@@ -94,49 +94,56 @@ def refuse_own(fork, onto: str, onto_name: str, base: str) -> None:
 
 
 def carry_prerequisites(fork, series, state, onto: str) -> dict[str, str]:
-    """Cherry-pick fork/'s prerequisite commits onto `onto`, one after the other, by git's
-    3-way merge on a scratch index (fork/'s files and branches are not touched). Returns PR
-    number -> the new commit, or "" where the pick changes nothing (onto contains it).
+    """`git cherry-pick` fork/'s prerequisite commits onto `onto`, on a detached HEAD (fork/
+    is clean; it goes back to the series branch after). Returns PR number -> the new
+    commit, made as apply makes it (same tree, message and identity), or "" where the pick
+    is empty: onto contains it.
 
-    Stops, before anything moves, on a conflict, and where onto has a prerequisite's file in
-    a version base.toml's blob ids do not describe (apply could not make that commit again).
+    Stops, with fork/ as it was, on a conflict, and where onto has a prerequisite's file in a
+    version base.toml's blob ids do not describe (apply could not make that commit again).
     """
     pins = {str(p.pr): p for p in series.prerequisites}
-    top, out = onto, {}
-    for pr, rev in (state.prerequisites or {}).items():
-        p = pins[pr]  # export's guards (run before) saw the same PRs in base.toml
-        if not rev:  # the old base had it: so must the new one
-            if prerequisite_needs(fork, onto, p):
-                raise SeriesError(
-                    f"{onto[:12]} lacks upstream prerequisite #{pr} ({p.subject!r}), which "
-                    "the series' base already had: rebase onto a commit that contains it. "
-                    "Nothing was changed."
-                )
-            out[pr] = ""
-            continue
-        with tempfile.TemporaryDirectory(prefix="te-series-pick-") as tmp:
-            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-            git("read-tree", top, cwd=fork, env=env)
-            diff = git("diff-tree", "-p", "--binary", "--full-index", "--no-renames", rev, cwd=fork)
-            proc = git_run("apply", "--cached", "--3way", cwd=fork, env=env, input=diff)
-            unmerged = git_run("ls-files", "-u", cwd=fork, env=env).stdout.splitlines()
-            conflicted = list(dict.fromkeys(l.split("\t", 1)[-1] for l in unmerged))
-            if proc.returncode != 0:
-                said = " ".join((proc.stdout + proc.stderr).split())[-600:]
-                raise SeriesError(
-                    f"upstream prerequisite #{pr} ({p.subject!r}) conflicts with {onto[:12]}"
-                    f" in {', '.join(conflicted) or '(see git)'} (git apply --3way: {said}). "
-                    f"{onto[:12]} changes its files without containing it. Rebase onto an "
-                    f"upstream commit that contains #{pr} (it is then dropped) or one that "
-                    "leaves its files alone. Nothing was changed."
-                )
-            tree = git("write-tree", cwd=fork, env=env).strip()
-        if tree == git("rev-parse", f"{top}^{{tree}}", cwd=fork).strip():
-            out[pr] = ""  # an empty pick: onto contains it
-            continue
-        prerequisite_needs(fork, onto, p)  # a file neither pre nor post stops here
-        top = git("commit-tree", tree, "-p", top, cwd=fork, env=UPSTREAM, input=p.message).strip()
-        out[pr] = top
+    out = {}
+    with no_interrupt():
+        git("checkout", "-q", "--detach", onto, cwd=fork)
+        try:
+            for pr, rev in (state.prerequisites or {}).items():
+                p = pins[pr]  # export's guards (run before) saw the same PRs in base.toml
+                if not rev:  # the old base had it: so must the new one
+                    if prerequisite_needs(fork, onto, p):
+                        raise SeriesError(
+                            f"{onto[:12]} lacks upstream prerequisite #{pr} ({p.subject!r}), "
+                            "which the series' base already had: rebase onto a commit that "
+                            "contains it. Nothing was changed."
+                        )
+                    out[pr] = ""
+                    continue
+                top = git("rev-parse", "HEAD", cwd=fork).strip()
+                proc = git_run("cherry-pick", "--keep-redundant-commits", rev, cwd=fork)
+                if proc.returncode != 0:
+                    files = git_run("diff", "--name-only", "--diff-filter=U", cwd=fork).stdout
+                    said = " ".join((proc.stdout + proc.stderr).split())[-600:]
+                    git_run("cherry-pick", "--abort", cwd=fork)
+                    raise SeriesError(
+                        f"upstream prerequisite #{pr} ({p.subject!r}) conflicts with "
+                        f"{onto[:12]} in {', '.join(files.split()) or '(see git)'} (git "
+                        f"cherry-pick: {said}). {onto[:12]} changes its files without "
+                        f"containing it. Rebase onto an upstream commit that contains #{pr} "
+                        "(it is then dropped) or one that leaves its files alone. Nothing was "
+                        "changed."
+                    )
+                tree = git("rev-parse", "HEAD^{tree}", cwd=fork).strip()
+                if tree == git("rev-parse", f"{top}^{{tree}}", cwd=fork).strip():
+                    out[pr] = ""  # an empty pick: onto contains it
+                    git("checkout", "-q", "--detach", top, cwd=fork)
+                    continue
+                prerequisite_needs(fork, onto, p)  # a file neither pre nor post stops here
+                out[pr] = git(
+                    "commit-tree", tree, "-p", top, cwd=fork, env=UPSTREAM, input=p.message
+                ).strip()
+                git("checkout", "-q", "--detach", out[pr], cwd=fork)
+        finally:
+            git("checkout", "-q", SERIES_BRANCH, cwd=fork)
     return out
 
 
