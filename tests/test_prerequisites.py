@@ -304,18 +304,25 @@ def test_rebase_keeps_a_prerequisite_the_new_commit_lacks_though_the_old_had_it(
     assert rc == 2 and "lacks upstream prerequisite #42" in out and "Nothing was changed" in out
 
 
-def test_rebase_refuses_a_base_toml_it_cannot_edit_before_moving(prereq, project, upstream, capsys):
-    """A prerequisite written as an inline array (valid TOML): removing lines cannot take
-    it out, so the rebase stops before anything moves."""
+@pytest.mark.parametrize("layout", ["inline", "files-elsewhere"])
+def test_rebase_refuses_a_base_toml_it_cannot_edit_before_moving(
+    prereq, project, upstream, capsys, layout
+):
+    """Valid TOML whose prerequisite removing its lines cannot take out (an inline array; a
+    [prerequisite.files] far from its header): the rebase stops before anything moves."""
     make_series(project, upstream, [OTHER])
     toml = project / "patches" / "base.toml"
-    inline = (
-        f'prerequisite = [{{ pr = 42, subject = "{SUBJECT}", release = "9.9.10", files = {{ '
-        f"{PINS} }} }}]\n"
-    )
-    text = inline + toml.read_text().replace(BLOCK.format(release="9.9.10"), "")
+    rest = toml.read_text().replace(BLOCK.format(release="9.9.10"), "")
+    if layout == "inline":
+        text = (
+            f'prerequisite = [{{ pr = 42, subject = "{SUBJECT}", release = "9.9.10", files = {{ '
+            f"{PINS} }} }}]\n" + rest
+        )
+    else:
+        text = rest.replace("[pypi]", TABLE + "\n[pypi]") + f"\n[prerequisite.files]\n{PINS}\n"
     toml.write_text(text)
     save(project)
+    assert Series(project / "patches", project).prerequisites == prereq.prerequisites
     fork = project / "fork"
     head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
     commit(upstream, {FUSER_PATH: POST}, "Cache fused ops (#42)")
@@ -342,18 +349,30 @@ def test_pr_refuses_while_the_base_lacks_a_prerequisite(prereq, project, upstrea
     assert not (project / "pr-out").exists()
 
 
-def test_port_applies_the_prerequisite_to_a_release_with_the_pre_image(project, upstream, tmp_path):
-    """The base release has #42 (like 2.20.2); the target lacks it (like 2.19.0): the port
-    gives the target #42's files first, then the 3-way merge."""
-    series = add_prerequisite(project, upstream, release="9.9.9")  # the base release has it
+@pytest.mark.parametrize("direction", ["backport", "forward"])
+def test_port_applies_the_prerequisite_to_a_release_with_the_pre_image(
+    project, upstream, tmp_path, direction
+):
+    """backport: the base release has #42 (like 2.20.2), the target lacks it (like 2.19.0):
+    the port gives the target #42's files first, then the 3-way merge. forward: the base
+    release lacks it and gets it before the series; the target has it already."""
+    dist = tmp_path / "cache" / "dist"
+    if direction == "backport":
+        series = add_prerequisite(project, upstream, release="9.9.9")  # the base release has it
+        make_wheel(upstream, dist, version="10.0.0")  # fuser.py: the pre-image
+    else:
+        series = add_prerequisite(project, upstream, release="10.0.0")  # the target has it
+        make_wheel(upstream, dist, version="9.9.9")
     make_series(project, upstream, [OTHER, ON_POST])
-    make_wheel(upstream, tmp_path / "cache" / "dist", version="10.0.0")  # fuser.py: pre-image
     tree = port_mod.port_tree(series, "10.0.0", tmp_path / "port")
     assert (tree / FUSER_PATH).read_text() == POST.replace("tuple(values)", "list(values)")
     state = read_state(tree)
-    assert log(tree, state.target, "%s") == SUBJECT
-    assert log(tree, state.target, "%ae") == UPSTREAM["GIT_AUTHOR_EMAIL"]
-    assert state.prerequisites == {"42": state.target}
+    if direction == "backport":
+        assert log(tree, state.target, "%s") == SUBJECT
+        assert log(tree, state.target, "%ae") == UPSTREAM["GIT_AUTHOR_EMAIL"]
+        assert state.prerequisites == {"42": state.target}
+    else:
+        assert state.prerequisites == {"42": ""} and state.target == state.upstream
     # --out writes the ported series only, never the prerequisite.
     assert te("port", "--release", "10.0.0", "--out", str(tmp_path / "out"))[0] == 0
     out = sorted((tmp_path / "out" / "10.0.0").glob("*.patch"))
