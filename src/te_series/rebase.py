@@ -6,8 +6,8 @@ tag of fork/, or on a branch or tag of --te-src), not one of the series' own com
 base.toml's new text is made before anything moves, so a commit line the tool cannot edit
 stops the rebase before it starts. `git rebase --onto COMMIT <base> series` moves the
 series' commits (git carries the patch-name notes along); then the patches and
-base.toml's `[upstream] commit` line (nothing else in the file changes) are written as
-one group. Only base..HEAD is ever exported, so upstream commits never become patches.
+base.toml's `[upstream] commit` line (nothing else in the file changes but the tables of
+dropped prerequisites) are written as one group. Only base..HEAD is ever exported, so upstream commits never become patches.
 
 Upstream prerequisites (base.toml [[prerequisite]], commits below the series) are carried
 first: each one's commit is cherry-picked onto COMMIT (`git cherry-pick`, on a detached
