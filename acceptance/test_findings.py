@@ -2,7 +2,9 @@
 
 F1: fresh channel outputs reach consumers flagged as requiring grad, and the producer's own
     tensors keep their flags.
-F2: extra outputs / extra input grads may be any iterables.
+F2: fuser_forward/fuser_backward keep upstream's Sequence contract: a generator or a wrong
+    count is named (op class and method); only op_backward's parameter grads may be any
+    iterable.
 F3: standalone calls do not lock channel bindings; kept fusers do.
 F4: fused producers/consumers, multi-slot ops (CPU parts).
 Aliasing: in-place consumers of a channel never write into tensors they do not own.
@@ -11,6 +13,7 @@ Aliasing: in-place consumers of a channel never write into tensors they do not o
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 import torch
@@ -158,39 +161,81 @@ def test_f1_flag_does_not_leak_into_producer_buffer(size=8):
 # --------------------------------------------------------------------------- F2
 
 
-@pytest.mark.parametrize("outer", ["list", "generator"])
-@pytest.mark.parametrize("inner", ["tuple", "generator"])
-def test_f2_iterable_extra_outputs_and_grads(outer, inner, size=8):
-    def wrap(per_op):
-        inners = [(t for t in ys) if inner == "generator" else tuple(ys) for ys in per_op]
-        return (i for i in inners) if outer == "generator" else inners
+def test_f2_sequences_and_iterable_op_backward_grads(size=8):
+    """Lists and tuples route; a basic op's op_backward may return its grads as any iterable."""
 
     class Producer(te_ops.MakeExtraOutput):
         def fuser_forward(self, ctxs, x, **kw):
-            return x, wrap([(x,)])
+            return x, [[x]]
 
     class Consumer(te_ops.AddExtraInput):
         def fuser_backward(self, ctxs, dy, **kw):
-            return dy, [()], wrap([(dy,)])
+            return dy, ((),), ((dy,),)
 
-    p, c1, c2 = Producer(), Consumer(), Consumer()
+    class IterBias(te_ops.Bias):
+        def op_backward(self, ctx, dy):
+            dx, dparams = super().op_backward(ctx, dy)
+            return dx, (d for d in dparams)
+
+    p, b, c1, c2 = Producer(), IterBias(size, device="cpu"), Consumer(), Consumer()
     p.set_extra_output_channel(0, "r")
     c1.set_extra_input_channel(0, "r")
     c2.set_extra_input_channel(0, "r")
     x = torch.rand(size, requires_grad=True)
-    y, r = te_ops.Sequential(p, te_ops.ConstantScale(2.0), c1, c2)(x)
-    torch.testing.assert_close(y, 4 * x)
+    y, r = te_ops.Sequential(p, b, c1, c2)(x)
+    torch.testing.assert_close(y, 3 * x + b.bias)
     torch.testing.assert_close(r, x)
-    torch.autograd.backward((y, r), (torch.ones(size), torch.ones(size)))
-    torch.testing.assert_close(x.grad, torch.full((size,), 5.0))
+    dy, dr = torch.rand(size), torch.rand(size)
+    torch.autograd.backward((y, r), (dy, dr))
+    torch.testing.assert_close(x.grad, 3 * dy + dr)
+    torch.testing.assert_close(b.bias.grad, dy)
+
+
+@pytest.mark.parametrize(
+    "cls,method,kind,idx",
+    [
+        ("Producer", "fuser_forward", "extra outputs", 0),
+        ("GenBias", "fuser_backward", "parameter grads", 1),
+        ("Consumer", "fuser_backward", "extra input grads", 2),
+    ],
+)
+def test_f2_generator_breaks_the_sequence_contract(cls, method, kind, idx, size=8):
+    """fuser_forward/fuser_backward return sequences; a generator is named, not routed."""
+
+    def gen(per_op, what):
+        return (ys for ys in per_op) if what == kind else per_op
+
+    class Producer(te_ops.MakeExtraOutput):
+        def fuser_forward(self, ctxs, x, **kw):
+            return x, gen([(x,)], "extra outputs")
+
+    class GenBias(te_ops.Bias):
+        def fuser_backward(self, ctxs, dy, **kw):
+            dx, dparams, dextra = super().fuser_backward(ctxs, dy, **kw)
+            return dx, gen(dparams, "parameter grads"), dextra
+
+    class Consumer(te_ops.AddExtraInput):
+        def fuser_backward(self, ctxs, dy, **kw):
+            return dy, [()], gen([(dy,)], "extra input grads")
+
+    p, c = Producer(), Consumer()
+    p.set_extra_output_channel(0, "r", output_to_caller=False)
+    c.set_extra_input_channel(0, "r")
+    model = te_ops.Sequential(p, GenBias(size, device="cpu"), c)
+    error = rf"^{cls}\.{method} must return {kind} as a sequence .*"
+    error += rf"basic op {idx} \({cls}\)\), but got generator$"
+    with pytest.raises(RuntimeError, match=error):
+        model(torch.rand(size, requires_grad=True)).sum().backward()
 
 
 def test_f2_wrong_count_names_the_op():
     class Bad(te_ops.MakeExtraOutput):
         def fuser_forward(self, ctxs, x, **kw):
-            return x, iter([iter((x, x))])
+            return x, [(x, x)]
 
-    with pytest.raises(RuntimeError, match=r"Bad.*basic op 1 \(Bad\)"):
+    error = r"^Bad\.fuser_forward must return extra outputs .*"
+    error += r"\(1 for basic op 1 \(Bad\)\), but got 1 with \[2\] entries$"
+    with pytest.raises(RuntimeError, match=error):
         te_ops.Sequential(te_ops.Identity(), Bad())(torch.rand(4))
 
 
@@ -241,7 +286,13 @@ def test_f3_split_sequential_error_names_the_boundary(size=8):
     p.set_extra_output_channel(0, "r", output_to_caller=False)
     c.set_extra_input_channel(0, "r")
     model = te_ops.Sequential(p, torch.nn.Identity(), c)
-    with pytest.raises(ValueError, match="a module that is not a FusibleOperation splits"):
+    error = (
+        "Extra tensor channel 'r' consumed by op 0 (AddExtraInput) has no producer in this "
+        "OperationFuser (a standalone op call, or a module that is not a FusibleOperation "
+        "between producer and consumer, separates them). Call the op in a Sequential after its "
+        "producer, or pass the tensor as an extra input (set_extra_input_channel(index, None))."
+    )
+    with pytest.raises(ValueError, match=re.escape(error)):
         model(torch.rand(size))
 
 
@@ -456,18 +507,22 @@ def test_fused_backward_with_too_few_entries_is_named(size=8):
     x = torch.rand(size, requires_grad=True)
     with registered("backward", fuse):
         y = model(x)
-    with pytest.raises(RuntimeError, match=r"Short to return extra input grads for each of its 2"):
+    error = (
+        r"^Short\.fuser_backward must return extra input grads as a sequence .*"
+        r"\(0 for basic op 0 \(ConstantScale\), 0 for basic op 1 \(Bias\)\), but got 1 with \[0\]"
+    )
+    with pytest.raises(RuntimeError, match=error):
         y.sum().backward()
 
 
 @pytest.mark.parametrize("fused", [False, True])
-def test_fusion_plan_is_built_with_the_fused_op_lists(fused, size=8):
-    """Over alternating grad requirements, the fusion plan is always the selected one.
+def test_fusion_plan_is_the_cached_plan_of_each_configuration(fused, size=8):
+    """Over alternating configurations, the fuser runs the cached plan of the current one.
 
-    Unfused, both configurations have the same ops and keep one plan. With a fusion that
-    makes new fused ops at each build, 2.19.0 builds new lists, and a new plan, at each
-    change; with #3410's cache (2.20.2) the fuser builds one plan per configuration and
-    reselects it.
+    #3410's cache holds one plan per key (recipe type, backward boundary, backward
+    override); grad mode and the requires_grad flags of the input and of a parameter move
+    the boundary (recipe changes are CUDA-only). The plan is built with the fused op lists
+    it routes, and its backward steps run in execution order down to the boundary.
     """
 
     class Fused(te_ops.FusedOperation):
@@ -488,23 +543,45 @@ def test_fusion_plan_is_built_with_the_fused_op_lists(fused, size=8):
     p.set_extra_output_channel(0, "r")
     c.set_extra_input_channel(0, "r")
     model = te_ops.Sequential(p, b, c)
-    plans = {}
+    # (grad enabled, input requires grad, bias requires grad, backward boundary)
+    configs = [
+        (True, True, True, 0),
+        (False, True, True, 3),
+        (True, False, True, 1),
+        (True, False, False, 3),
+        (True, True, False, 0),
+    ]
+    plans = set()
     with registered("forward_backward", fuse) if fused else contextlib.nullcontext():
         for step in range(20):
-            x = torch.rand(size, requires_grad=step % 2 == 0)
-            y, r = model(x)
+            grad, x_grad, b_grad, boundary = configs[step % len(configs)]
+            b.bias.requires_grad_(b_grad)
+            b.bias.grad = None
+            x = torch.rand(size, requires_grad=x_grad)
+            with torch.set_grad_enabled(grad):
+                y, r = model(x)
             torch.testing.assert_close(y, 2 * x + b.bias)
-            if x.requires_grad:
+            if y.requires_grad:
                 dy, dr = torch.rand(size), torch.rand(size)
                 torch.autograd.backward((y, r), (dy, dr))
-                torch.testing.assert_close(x.grad, 2 * dy + dr)
+                if x_grad:
+                    torch.testing.assert_close(x.grad, 2 * dy + dr)
+                if b_grad:
+                    torch.testing.assert_close(b.bias.grad, dy)
             fuser = model._module_groups[0]
-            plan = fuser._fusion_plan
+            plan = fuser._plan
+            assert plan is fuser._fused_ops_cache[(type(None), boundary, None)]
+            assert plan.first_op_requiring_backward == boundary
+            assert isinstance(plan.forward_ops[0][0], Fused) == fused
+            assert fuser._forward_ops is plan.forward_ops
+            assert fuser._backward_ops is plan.backward_ops
             assert [(s.op, s.basic_op_idxs) for s in plan.forward] == fuser._forward_ops
-            assert [(s.op, s.basic_op_idxs) for s in plan.backward] == fuser._backward_ops
-            plans[id(plan)] = plan
-    cached = hasattr(model._module_groups[0], "_fused_ops_cache")
-    assert len(plans) == ((2 if cached else 20) if fused else 1)
+            assert [(s.op, s.basic_op_idxs) for s in plan.backward] == [
+                (op, idxs) for op, idxs in reversed(fuser._backward_ops) if idxs[-1] >= boundary
+            ]
+            plans.add(id(plan))
+    cache = model._module_groups[0]._fused_ops_cache
+    assert len(plans) == len({id(p) for p in cache.values()}) == len({c[3] for c in configs})
 
 
 def test_fusion_plan_with_activation_recompute(size=8):
