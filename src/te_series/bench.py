@@ -51,6 +51,8 @@ def _count(python: Path | str, pythonpath: str | None, root: Path, args) -> dict
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
+    # String hashing moves the counts by a few tenths of a percent; fix it unless asked
+    env.setdefault("PYTHONHASHSEED", "0")
     with tempfile.TemporaryDirectory(prefix="te-series-cg-") as tmp:
         cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no"]
         cmd += [f"--callgrind-out-file={tmp}/cg.out", str(python)]
