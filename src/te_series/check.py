@@ -189,7 +189,11 @@ def style(tree: Path, files: list[str], *, pylintrc: Path | None) -> list[str]:
 
 
 # Upstream tests that run on CPU tensors (see cpu_shim).
-CPU_TESTS = ["tests/pytorch/test_fusible_ops.py", "-k", "TestExtraTensorChannels or test_fusion_plan"]
+CPU_TESTS = [
+    "tests/pytorch/test_fusible_ops.py",
+    "-k",
+    "TestExtraTensorChannels or test_fusion_plan",
+]
 
 
 def cpu_tests(tree: Path) -> tuple[bool, str]:
