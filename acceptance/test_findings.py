@@ -4,7 +4,7 @@ F1: fresh channel outputs reach consumers flagged as requiring grad, and the pro
     tensors keep their flags.
 F2: fuser_forward/fuser_backward keep upstream's Sequence contract: a generator or a wrong
     count is named (op class and method); only op_backward's parameter grads may be any
-    iterable.
+    iterable, or None for none.
 F3: standalone calls do not lock channel bindings; kept fusers do.
 F4: fused producers/consumers, multi-slot ops (CPU parts).
 Aliasing: in-place consumers of a channel never write into tensors they do not own.
@@ -228,6 +228,46 @@ def test_f2_generator_breaks_the_sequence_contract(cls, method, kind, idx, size=
         model(torch.rand(size, requires_grad=True)).sum().backward()
 
 
+class ScaleGrads(te_ops.BasicOperation):
+    """y = x * w; op_backward returns the weight grad as None, a generator or twice."""
+
+    def __init__(self, size, grads):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.rand(size))
+        self.grads = grads
+
+    def op_forward(self, ctx, x, **unused):
+        ctx.save_for_backward(x)
+        return x * self.weight
+
+    def op_backward(self, ctx, dy):
+        (x,) = ctx.saved_tensors
+        dw = (dy * x).sum(dim=0)
+        grads = {"none": None, "generator": (d for d in (dw,)), "twice": (dw, dw)}
+        return dy * self.weight, grads[self.grads]
+
+
+@pytest.mark.parametrize("grads", ["none", "generator", "twice"])
+def test_f2_op_backward_parameter_grads(grads, size=8):
+    """op_backward may return None for no parameter grads (as before the series) or any
+    iterable; a wrong count names op_backward, the method the op implements."""
+    op = ScaleGrads(size, grads)
+    x, dy = torch.rand(3, size, requires_grad=True), torch.rand(3, size)
+    y = te_ops.Sequential(op)(x)
+    if grads == "twice":
+        error = r"^ScaleGrads\.op_backward must return parameter grads with one entry per "
+        error += r"parameter \(1 for basic op 0 \(ScaleGrads\)\), or None, but got 2$"
+        with pytest.raises(RuntimeError, match=error):
+            y.backward(dy)
+        return
+    y.backward(dy)
+    torch.testing.assert_close(x.grad, dy * op.weight)
+    if grads == "none":
+        assert op.weight.grad is None
+    else:
+        torch.testing.assert_close(op.weight.grad, (dy * x).sum(dim=0))
+
+
 def test_f2_wrong_count_names_the_op():
     class Bad(te_ops.MakeExtraOutput):
         def fuser_forward(self, ctxs, x, **kw):
@@ -288,9 +328,11 @@ def test_f3_split_sequential_error_names_the_boundary(size=8):
     model = te_ops.Sequential(p, torch.nn.Identity(), c)
     error = (
         "Extra tensor channel 'r' consumed by op 0 (AddExtraInput) has no producer in this "
-        "OperationFuser (a standalone op call, or a module that is not a FusibleOperation "
-        "between producer and consumer, separates them). Call the op in a Sequential after its "
-        "producer, or pass the tensor as an extra input (set_extra_input_channel(index, None))."
+        "OperationFuser, whose ops produce no channels. Possible causes: the channel name is "
+        "misspelled or no op binds an extra output to it, the op is called on its own (op(x)), "
+        "or a module that is not a FusibleOperation separates producer and consumer. Bind an "
+        "earlier op's extra output to the channel (set_extra_output_channel) in the same "
+        "Sequential, or pass the tensor as an extra input (set_extra_input_channel(0, None))."
     )
     with pytest.raises(ValueError, match=re.escape(error)):
         model(torch.rand(size))
@@ -602,3 +644,62 @@ def test_fusion_plan_with_activation_recompute(size=8):
         model(x).backward(dy)
         torch.testing.assert_close(router.weight.grad, dw_ref)
         torch.testing.assert_close(bias.bias.grad, db_ref)
+
+
+class ClearingScale(te_ops.BasicOperation):
+    """y = x * w; frees its saved tensors in backward unless marked _do_not_clear."""
+
+    def __init__(self, size):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.rand(size))
+
+    def op_forward(self, ctx, x, **unused):
+        ctx.save_for_backward(x, self.weight)
+        return x * self.weight
+
+    def op_backward(self, ctx, dy):
+        x, w = ctx.saved_tensors
+        dx, dw = dy * w, (dy * x).reshape(-1, w.numel()).sum(dim=0)
+        for t in (x, w):
+            if not hasattr(t, "_do_not_clear"):
+                t.data = torch.empty(0)
+        return dx, (dw,)
+
+
+def test_fusion_plan_backward_runs_its_own_forwards_plan(size=8):
+    """A forward under another configuration (another backward boundary) in flight does not
+    change what an earlier forward's backward runs."""
+    a, b = ClearingScale(size), ClearingScale(size)
+    model = te_ops.Sequential(a, b)
+    x1, x2 = torch.rand(4, size, requires_grad=True), torch.rand(4, size)
+    y1 = model(x1)  # boundary 0
+    a.weight.requires_grad_(False)
+    y2 = model(x2)  # boundary 1
+    a.weight.requires_grad_(True)
+    dy1, dy2 = torch.rand(4, size), torch.rand(4, size)
+    y1.backward(dy1)
+    torch.testing.assert_close(x1.grad, dy1 * a.weight * b.weight)
+    torch.testing.assert_close(a.weight.grad, (dy1 * x1 * b.weight).sum(dim=0))
+    a.weight.grad = b.weight.grad = None
+    y2.backward(dy2)
+    assert a.weight.grad is None
+    torch.testing.assert_close(b.weight.grad, (dy2 * x2 * a.weight).sum(dim=0))
+
+
+def test_fusion_plan_parameters_survive_swapped_conversion(size=8):
+    """After m.double(); m.float() with swap_module_params_on_conversion (new Parameter
+    __dict__), an op that frees its unmarked saved tensors leaves the parameters intact."""
+    op = ClearingScale(size)
+    model = te_ops.Sequential(op)
+    x = torch.rand(4, size, requires_grad=True)
+    model(x).sum().backward()
+    swap = torch.__future__.get_swap_module_params_on_conversion()
+    torch.__future__.set_swap_module_params_on_conversion(True)
+    try:
+        model.double()
+        model.float()
+    finally:
+        torch.__future__.set_swap_module_params_on_conversion(swap)
+    w = op.weight.detach().clone()
+    model(x).sum().backward()
+    torch.testing.assert_close(op.weight.detach(), w, rtol=0, atol=0)
