@@ -397,6 +397,25 @@ def is_contract_error(exc: RuntimeError, method: str) -> bool:
     )
 
 
+def run_pass(case, ops, method: str, error: str | None, fn):
+    """Run one pass (fn) with the case's fusions registered.
+
+    Returns (result, False), or (None, True) when the pass raised the contract error that
+    ``error`` expects from GeneratorProducer.<method>. A case expecting that error whose pass
+    runs through fails.
+    """
+    try:
+        with fusions_registered(case, ops):
+            result = fn()
+    except RuntimeError as exc:
+        if error == method and is_contract_error(exc, error):
+            return None, True
+        raise
+    if error == method:
+        raise AssertionError(f"GeneratorProducer.{method} gave generators, no contract error")
+    return result, False
+
+
 # --------------------------------------------------------------------------- TE run
 
 
@@ -474,15 +493,9 @@ def run_case(case: Case, *, broken_reference: bool = False) -> None:
     x_te = x0.clone().requires_grad_(True)
     e_te = [e.clone().requires_grad_(True) for e in e0]
     model = te_ops.Sequential(*ops)
-    try:
-        with fusions_registered(case, ops):
-            result = model(x_te, *e_te)
-    except RuntimeError as exc:
-        if error == "fuser_forward" and is_contract_error(exc, error):
-            return
-        raise
-    if error == "fuser_forward":
-        raise AssertionError("GeneratorProducer.fuser_forward gave generators, no contract error")
+    result, stopped = run_pass(case, ops, "fuser_forward", error, lambda: model(x_te, *e_te))
+    if stopped:
+        return
     y_te, outs_te = (result[0], list(result[1:])) if isinstance(result, tuple) else (result, [])
 
     # Caller's main input must be untouched (public extra inputs of an in-place op are
@@ -505,15 +518,11 @@ def run_case(case: Case, *, broken_reference: bool = False) -> None:
     grads = [torch.randn(SIZE, generator=gen) for _ in range(1 + len(outs_ref))]
     torch.autograd.backward([y_ref, *outs_ref], grads)
     grads_before = [g.clone() for g in grads]
-    try:
-        with fusions_registered(case, ops):
-            torch.autograd.backward([y_te, *outs_te], grads)
-    except RuntimeError as exc:
-        if error == "fuser_backward" and is_contract_error(exc, error):
-            return
-        raise
-    if error == "fuser_backward":
-        raise AssertionError("GeneratorProducer.fuser_backward gave generators, no contract error")
+    _, stopped = run_pass(
+        case, ops, "fuser_backward", error, lambda: torch.autograd.backward([y_te, *outs_te], grads)
+    )
+    if stopped:
+        return
     # The caller's grad of the main output must be untouched. (Grads the caller supplies
     # for public extra outputs of an in-place MakeExtraOutput are written by contract.)
     assert torch.equal(grads[0], grads_before[0]), "the caller's output grad was modified"
