@@ -1,0 +1,340 @@
+#!/usr/bin/env bash
+# H200 driver for issue 18: TE's own build of the series, L0's te.ops files, channel blocks, perf.
+#
+# RUNBOOK: one nvidia-h200, 30 min of device time. The machine goes back 30 s after a call
+# returns: issue each call as soon as the previous one returns.
+# Before call 1, on the workstation (optional; pins and records the project commit):
+#     git bundle create .gpukit/project.bundle HEAD
+# Kit (git-ignored, ~28 MB): .gpukit/base.tar.xz (TE d0067d0da, shallow, + cutlass 57e3cfb47
+# include/ and tools/util/include/), .gpukit/wheels/ (pydantic stack, cudnn-frontend),
+# .gpukit/te-series-cache/dist/ (TE 2.20.2's py wheel: the #3410 prerequisite's fuser.py),
+# .gpukit/gpu-baseline-failed.txt (known base failures of test_fusible_ops.py).
+#
+#  call 1  run(carry=[".gpukit"], timeout_s=600, kind="nvidia-h200"):
+#            bash gpu/h200.sh start && bash gpu/h200.sh wait 570
+#          setup ~10 s (wheels, base, project), then the whole pipeline runs under setsid on
+#          its own: build (10-12 min) -> base tree (~5 s) -> L0 (alone on the GPU, <= 480 s,
+#          less if the build ran long) -> failed ids rerun alone on base and patched, with the
+#          channel blocks alongside (~3 min) -> perf (alone; whatever is left before the
+#          deadline, <= 300 s) -> summary. Returns after ~9.7 min, build still running.
+#  call 2  run(timeout_s=600):   bash gpu/h200.sh wait 585     (build ends, L0 runs)
+#  call 3  run(timeout_s=600):   bash gpu/h200.sh wait 585     (returns when the pipeline ends)
+#  The pipeline ends itself by H200_DEADLINE_S (1500 s after `start`): ~25 min of calls plus
+#  the machine's start (1-2 min) = ~27 min of device time. Each `wait` ends with `collect`,
+#  so every call brings back what exists so far in $OUT (<= 6 files): summary.md,
+#  l0-compare.md, commands.txt (each exact L0 command line), blocks.jsonl, perf.json,
+#  logs.tar.xz (trimmed logs, every junit xml). A lost call loses nothing: state lives in
+#  $H200_STATE (default /root/h200) until the machine goes back; the next `wait` resumes.
+#  Other verbs: status, collect, setup, and one stage alone under setsid: build base l0
+#  l0-base blocks perf (e.g. `bash gpu/h200.sh l0-base && bash gpu/h200.sh wait 300`).
+#  Knobs: H200_L0_BUDGET (480), H200_L0_SLOTS (20 xdist workers + serial files at once),
+#  H200_L0_ARGS (e.g. "--only test_fusible_ops"), H200_PERF_ROUNDS (8), H200_BLOCKS_S (200).
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+S=${H200_STATE:-/root/h200}
+PY=${H200_PYTHON:-python3}
+KIT=$REPO/.gpukit
+SITE=$S/site
+P=$S/proj                       # the project: from the bundle, else a copy of the tree
+FORK=$P/fork
+B=$S/base                       # base worktree: #3410 prerequisite commit, build's .so linked in
+RUN=$S/run                      # neutral working directory (neither tree)
+LOG=$S/logs
+DEADLINE_S=${H200_DEADLINE_S:-1500}
+STAGES_ALL="build base l0 l0-base+blocks perf"
+mkdir -p "$S" "$LOG" "$RUN" "$S/tmp"
+
+say() { echo "[h200 $(date -u +%H:%M:%S)] $*"; }
+elapsed() { local t0; t0=$(cat "$S/start.time" 2>/dev/null || date +%s); echo $(( $(date +%s) - t0 )); }
+left() { echo $(( DEADLINE_S - $(elapsed) )); }
+pipeline_pid() { local p; p=$(cat "$S/pipeline.pid" 2>/dev/null) && kill -0 "$p" 2>/dev/null && echo "$p"; }
+pyenv_patched() { echo "$SITE"; }
+pyenv_base() { echo "$B:$SITE"; }
+
+setup() {
+  [ -f "$S/start.time" ] || date +%s > "$S/start.time"
+  if [ ! -f "$SITE/.ok" ]; then
+    say "wheels -> $SITE"
+    local whl=() w
+    for w in "$KIT"/wheels/*.whl; do
+      case $(basename "$w") in
+        typing_extensions-*)  # only if the image's is older than the wheel (pydantic needs it)
+          local v; v=$(basename "$w" | cut -d- -f2)
+          if "$PY" - "$v" <<'EOF' 2>/dev/null; then whl+=("$w"); fi ;;
+import sys
+try:
+    import importlib.metadata as m
+    have = tuple(int(p) for p in m.version("typing_extensions").split(".")[:3])
+    need = tuple(int(p) for p in sys.argv[1].split(".")[:3])
+    sys.exit(1 if have >= need else 0)  # 0: install the wheel
+except Exception:  # pylint: disable=broad-except
+    sys.exit(0)
+EOF
+        *) whl+=("$w") ;;
+      esac
+    done
+    "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+      --target "$SITE" "${whl[@]}" || { say "wheel install failed"; return 1; }
+    printf '%s\n' "${whl[@]##*/}" > "$SITE/.ok"
+  fi
+  if [ ! -d "$S/src/TransformerEngine/.git" ]; then
+    say "base clone -> $S/src"
+    mkdir -p "$S/src"
+    tar -xJf "$KIT/base.tar.xz" -C "$S/src" ||
+      "$PY" -c "import tarfile,sys;tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$KIT/base.tar.xz" "$S/src" ||
+      { say "base unpack failed"; return 1; }
+  fi
+  mkdir -p "$S/cache/dist"
+  cp -n "$KIT"/te-series-cache/dist/*.whl "$S/cache/dist/" 2>/dev/null
+  cp -n "$KIT/gpu-baseline-failed.txt" "$S/" 2>/dev/null
+  if [ ! -f "$P/patches/series" ]; then
+    if [ -f "$KIT/project.bundle" ]; then
+      say "project from bundle"
+      git clone -q "$KIT/project.bundle" "$P" || return 1
+      git -C "$P" rev-parse HEAD > "$S/project.commit"
+    else
+      say "project copied from the working tree (no bundle)"
+      mkdir -p "$P"
+      cp -a "$REPO/patches" "$REPO/src" "$REPO/te-series" "$REPO/pyproject.toml" "$P/"
+      echo "working tree (no bundle)" > "$S/project.commit"
+    fi
+    if ! diff -rq "$REPO/patches" "$P/patches" > "$S/patches.diff" 2>&1; then
+      say "WARNING: the working tree's patches/ differ from the project's (see $S/patches.diff)"
+    fi
+  fi
+  (cd "$P/patches" && sha256sum series ./*.patch) > "$S/patches.sha256"
+}
+
+# ----------------------------------------------------------------------------- stages
+st_build() {
+  [ -f "$S/build.ok" ] && { say "build: done before"; return 0; }
+  say "build: te-series build --te-src (TE's pipeline, MAX_JOBS=$(nproc))"
+  local t0=$SECONDS
+  (cd "$P" && TMPDIR=$S/tmp TE_SERIES_ROOT=$P TE_SERIES_CACHE=$S/cache PYTHONPATH=$P/src:$SITE \
+    "$PY" -m te_series build --te-src "$S/src/TransformerEngine") > "$LOG/build.log" 2>&1
+  local rc=$?
+  echo "build rc=$rc $((SECONDS - t0)) s" | tee -a "$LOG/build.log"
+  [ $rc -eq 0 ] || return $rc
+  git -C "$FORK" log --oneline -10 > "$S/fork.log"
+  (cd "$RUN" && PYTHONPATH=$SITE "$PY" -c "import torch, transformer_engine.pytorch.ops.fuser as f, transformer_engine as t; print(t.__file__); print(f.__file__); print(torch.__version__, torch.version.cuda, torch.cuda.get_device_name())") >> "$S/fork.log" 2>&1
+  grep -q "^$FORK/" "$S/fork.log" || { say "patched TE does not import from $FORK"; cat "$S/fork.log"; return 1; }
+  touch "$S/build.ok"
+}
+
+st_base() {
+  [ -f "$S/build.ok" ] || { say "base: build first"; return 1; }
+  local top; top=$("$PY" -c "import json,sys;print(json.load(open(sys.argv[1]))['base'])" "$(git -C "$FORK" rev-parse --path-format=absolute --git-path te-series)/state.json")
+  if [ ! -d "$B/.git" ] && [ ! -f "$B/.git" ]; then
+    git -C "$FORK" worktree add -q --detach "$B" "$top" || return 1
+  fi
+  (cd "$FORK" && find . -name '*.so' -not -path './build/*' -not -path './3rdparty/*' -not -path './.git/*') |
+    while read -r so; do mkdir -p "$B/$(dirname "$so")"; ln -sfn "$FORK/${so#./}" "$B/$so"; done
+  {
+    echo "base worktree $B at $(git -C "$B" log --oneline -1)"
+    echo "linked: $(cd "$FORK" && find . -name '*.so' -not -path './build/*' -not -path './3rdparty/*' | tr '\n' ' ')"
+    (cd "$RUN" && PYTHONPATH=$(pyenv_base) "$PY" -c "
+import hashlib, torch, transformer_engine as t, transformer_engine.pytorch.ops.fuser as f
+d = open(f.__file__, 'rb').read()
+print(t.__file__); print(f.__file__, 'blob', hashlib.sha1(b'blob %d\0' % len(d) + d).hexdigest())")
+  } > "$S/base.log" 2>&1
+  cat "$S/base.log"
+  grep -q "^$B/transformer_engine/__init__.py" "$S/base.log" || { say "base does not import from $B"; return 1; }
+  grep -q "blob 2500002700220dbe9ac33e21011988db9b2fe997" "$S/base.log" || say "WARNING: base fuser.py is not #3410's post-image"
+  touch "$S/base.ok"
+}
+
+st_l0() {
+  [ -f "$S/l0.done" ] && { say "l0: done before"; return 0; }
+  local budget=${H200_L0_BUDGET:-480} room
+  room=$(( $(left) - ${H200_AFTER_L0_S:-330} ))   # keep time for reruns, blocks and perf
+  [ "$room" -lt "$budget" ] && budget=$room
+  [ "$budget" -lt 120 ] && budget=120
+  say "l0: every te.ops file of L0 on the patched build (budget $budget s)"
+  # shellcheck disable=SC2086
+  "$PY" "$REPO/gpu/h200_l0.py" run --te-path "$FORK" --out "$S/l0" --cwd "$RUN" \
+    --pythonpath "$(pyenv_patched)" --slots "${H200_L0_SLOTS:-20}" --budget "$budget" \
+    ${H200_L0_ARGS:-} > "$LOG/l0.log" 2>&1  # word-split on purpose
+  touch "$S/l0.done"
+}
+
+st_l0_base() {
+  [ -f "$S/base.ok" ] || st_base || return 1
+  say "l0-base: failed ids alone, on the base and on the patched tree"
+  "$PY" "$REPO/gpu/h200_l0.py" rerun --l0 "$S/l0" --base "$B" --patched "$FORK" --out "$S/l0-rerun" \
+    --cwd "$RUN" --pythonpath-base "$(pyenv_base)" --pythonpath-patched "$(pyenv_patched)" \
+    --budget "${H200_RERUN_BUDGET:-150}" > "$LOG/l0-rerun.log" 2>&1
+  "$PY" "$REPO/gpu/h200_l0.py" compare --l0 "$S/l0" --rerun "$S/l0-rerun" \
+    --known "$S/gpu-baseline-failed.txt" > "$S/l0-compare.md" 2>> "$LOG/l0-rerun.log"
+  touch "$S/l0-base.done"
+}
+
+st_blocks() {  # patched (both routings) and base (caller-routed halves) side by side
+  say "blocks: channel-routed against caller-routed (patched; caller parts on the base)"
+  local docs=$FORK/docs/examples/op_fuser/moe_channels.py
+  (cd "$RUN" && PYTHONPATH=$(pyenv_patched) PYTHONUNBUFFERED=1 timeout "${H200_BLOCKS_S:-200}" "$PY" \
+    "$REPO/gpu/channel_blocks.py" --label patched --docs-example "$docs" \
+    > "$S/blocks-patched.jsonl" 2> "$LOG/blocks-patched.log"; echo "rc=$?" >> "$LOG/blocks-patched.log") &
+  local a=$!
+  (cd "$RUN" && PYTHONPATH=$(pyenv_base) PYTHONUNBUFFERED=1 timeout "${H200_BLOCKS_S:-200}" "$PY" \
+    "$REPO/gpu/channel_blocks.py" --label base --routing "${H200_BASE_ROUTING:-caller}" \
+    > "$S/blocks-base.jsonl" 2> "$LOG/blocks-base.log"; echo "rc=$?" >> "$LOG/blocks-base.log") &
+  wait $a $!
+  touch "$S/blocks.done"
+}
+
+st_l0_base_blocks() {  # together: neither is a timing
+  st_l0_base & local a=$!
+  st_blocks & local b=$!
+  wait $a; wait $b
+}
+
+st_perf() {
+  local budget; budget=$(( $(left) - 60 ))
+  [ "$budget" -gt 300 ] && budget=300
+  [ "$budget" -lt 40 ] && { say "perf: no time left ($budget s)"; return 0; }
+  say "perf: budget $budget s"
+  local out=$S/perf; mkdir -p "$out"
+  local t0=$SECONDS
+  # (a) the MoE example as it stands (fp32, paired blocks), then channels/caller with CUDA events
+  (cd "$RUN" && PYTHONPATH=$(pyenv_patched) timeout 90 "$PY" "$REPO/examples/moe_channels.py") > "$out/moe_example.json" 2> "$LOG/perf-moe-example.log"
+  (cd "$RUN" && PYTHONPATH=$(pyenv_patched) timeout 120 "$PY" "$REPO/gpu/perf.py" pair --label patched) > "$out/pair.json" 2> "$LOG/perf-pair.log"
+  # (b) series against base: alternate processes, ABBA order, until the budget is spent
+  local r=0 order
+  : > "$out/series.jsonl"
+  while [ $r -lt "${H200_PERF_ROUNDS:-8}" ] && [ $((SECONDS - t0 + 40)) -lt "$budget" ]; do
+    if [ $((r % 2)) -eq 0 ]; then order="patched base"; else order="base patched"; fi
+    for side in $order; do
+      local pp; if [ "$side" = base ]; then pp=$(pyenv_base); else pp=$(pyenv_patched); fi
+      (cd "$RUN" && PYTHONPATH=$pp timeout 90 "$PY" "$REPO/gpu/perf.py" series --label "$side" --round $r) >> "$out/series.jsonl" 2>> "$LOG/perf-series.log"
+    done
+    r=$((r + 1))
+  done
+  "$PY" "$REPO/gpu/perf.py" report --series "$out/series.jsonl" --pair "$out/pair.json" \
+    --example "$out/moe_example.json" > "$out/report.txt" 2>> "$LOG/perf-series.log"
+  # (c) in-place residual variants (bench/inplace_residual.py), if time is left
+  if [ $((SECONDS - t0 + 30)) -lt "$budget" ]; then
+    (cd "$RUN" && PYTHONPATH=$(pyenv_patched) timeout 60 "$PY" "$REPO/bench/inplace_residual.py") > "$out/inplace.json" 2> "$LOG/perf-inplace.log"
+  fi
+  touch "$S/perf.done"
+}
+
+summary() {
+  {
+    echo "# H200 run $(date -u +%Y-%m-%dT%H:%M:%SZ), elapsed $(elapsed) s since start"
+    echo; echo "project: $(cat "$S/project.commit" 2>/dev/null)"; echo
+    echo '```'; cat "$S/fork.log" 2>/dev/null; echo; cat "$S/base.log" 2>/dev/null
+    grep -h "rc=\|done in\|^build" "$LOG/build.log" 2>/dev/null | tail -3
+    cat "$S/pipeline.stages" 2>/dev/null
+    echo '```'
+    [ -s "$S/patches.diff" ] && { echo "WARNING: working tree patches differ from the project's:"; cat "$S/patches.diff"; }
+    echo; echo "patches (sha256):"; echo '```'; cat "$S/patches.sha256" 2>/dev/null; echo '```'
+    [ -f "$S/perf/report.txt" ] && { echo; echo "## perf"; echo '```'; cat "$S/perf/report.txt"; echo '```'; }
+    for f in "$S"/blocks-*.jsonl; do [ -f "$f" ] && { echo; echo "## $(basename "$f")"; echo '```'; cat "$f"; echo '```'; }; done
+  } > "$S/summary.md"
+}
+
+pipeline() {
+  local stages=${*:-$STAGES_ALL} st
+  : > "$S/pipeline.stages"
+  for st in $stages; do
+    echo "stage $st start $(elapsed) s" >> "$S/pipeline.stages"
+    case $st in
+      build) st_build ;; base) st_base ;; l0) st_l0 ;; l0-base) st_l0_base ;; blocks) st_blocks ;;
+      l0-base+blocks) st_l0_base_blocks ;; perf) st_perf ;;
+      *) say "unknown stage $st"; false ;;
+    esac
+    local rc=$?
+    echo "stage $st rc=$rc at $(elapsed) s" >> "$S/pipeline.stages"
+    if [ $rc -ne 0 ] && { [ "$st" = build ] || [ "$st" = base ]; }; then break; fi
+  done
+  summary
+  echo "pipeline done at $(elapsed) s" >> "$S/pipeline.stages"
+}
+
+launch() {  # stages... -> under setsid, returns at once
+  if p=$(pipeline_pid); then say "pipeline already running (pid $p)"; return 0; fi
+  setsid nohup bash "$REPO/gpu/h200.sh" _pipeline "$@" > "$LOG/pipeline.log" 2>&1 < /dev/null &
+  echo $! > "$S/pipeline.pid"
+  say "pipeline started (pid $!): ${*:-$STAGES_ALL}; log $LOG/pipeline.log"
+}
+
+progress_line() {
+  local st; st=$(grep "start" "$S/pipeline.stages" 2>/dev/null | tail -1 | cut -d' ' -f2)
+  local extra=""
+  case $st in
+    build) local l; l=$(ls -t "$S"/tmp/*.log 2>/dev/null | head -1)
+      [ -n "$l" ] && extra=$(grep -o '\[[0-9]*/[0-9]*\]' "$l" | tail -1) ;;
+    l0) extra="$(grep -c " done " "$LOG/l0.log" 2>/dev/null) files done; running:"
+      local f n
+      for f in "$S"/l0/*.log; do
+        [ -f "$f" ] || continue
+        n=$(basename "$f" .log)
+        grep -q "done $n.py" "$LOG/l0.log" 2>/dev/null && continue
+        extra="$extra $n $(tail -c 400 "$f" | tr '\r' '\n' | grep -o '\[ *[0-9]*%\]' | tail -1);"
+      done ;;
+  esac
+  echo "[$(elapsed) s] stage ${st:-none} $extra"
+}
+
+cmd_wait() {
+  local secs=${1:-560}; [ "$secs" -gt 590 ] && secs=590
+  local end=$((SECONDS + secs - 5))
+  while [ $SECONDS -lt $end ] && pipeline_pid > /dev/null; do
+    progress_line
+    local n=0; while [ $n -lt 30 ] && [ $SECONDS -lt $end ] && pipeline_pid > /dev/null; do sleep 2; n=$((n + 2)); done
+  done
+  cmd_status
+  cmd_collect
+}
+
+cmd_status() {
+  echo "== state $S, elapsed $(elapsed) s of $DEADLINE_S"
+  if p=$(pipeline_pid); then echo "pipeline running (pid $p)"; else echo "pipeline not running"; fi
+  cat "$S/pipeline.stages" 2>/dev/null
+  [ -f "$LOG/build.log" ] && { echo "-- build.log tail"; tail -n 5 "$LOG/build.log"; }
+  [ -f "$LOG/l0.log" ] && { echo "-- l0.log tail"; tail -n 18 "$LOG/l0.log"; }
+  [ -f "$S/l0-compare.md" ] && { echo "-- l0-compare"; head -n 25 "$S/l0-compare.md"; }
+  for f in "$S"/blocks-*.jsonl; do [ -f "$f" ] && { echo "-- $(basename "$f")"; cut -c1-220 "$f"; }; done
+  [ -f "$S/perf/report.txt" ] && { echo "-- perf"; cat "$S/perf/report.txt"; }
+  nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader 2>/dev/null
+  return 0
+}
+
+cmd_collect() {
+  local out=${OUT:-}
+  [ -n "$out" ] || { say "collect: OUT is not set"; return 0; }
+  mkdir -p "$out"
+  summary
+  cp "$S/summary.md" "$out/summary.md"
+  [ -f "$S/l0-compare.md" ] && cp "$S/l0-compare.md" "$out/l0-compare.md"
+  { cat "$S/l0/commands.txt" 2>/dev/null; echo; cat "$S/l0-rerun/commands.txt" 2>/dev/null
+    echo; echo "# pytest $("$PY" -m pytest --version 2>&1 | head -1), xdist $("$PY" -c 'import xdist;print(xdist.__version__)' 2>/dev/null)"
+  } > "$out/commands.txt"
+  cat "$S"/blocks-*.jsonl > "$out/blocks.jsonl" 2>/dev/null
+  [ -d "$S/perf" ] && "$PY" -c "
+import json, pathlib, sys
+d = pathlib.Path(sys.argv[1]); r = {}
+for f in sorted(d.iterdir()):
+    r[f.name] = f.read_text(errors='replace')[-200000:]
+print(json.dumps(r, indent=1))" "$S/perf" > "$out/perf.json"
+  # logs trimmed, junit xml and per-file pytest logs (tails) in one archive
+  local t=$S/collect; rm -rf "$t"; mkdir -p "$t/logs" "$t/junit"
+  for f in "$LOG"/*.log "$S"/l0/*.log "$S"/l0-rerun/*.log; do
+    [ -f "$f" ] && tail -c 400000 "$f" > "$t/logs/$(basename "$(dirname "$f")")_$(basename "$f")"; done
+  cp "$S"/l0/*.xml "$S"/l0-rerun/*.xml "$S"/l0/status.json "$t/junit/" 2>/dev/null
+  cp "$S"/l0-rerun/*.ids "$S"/l0-rerun/*.absent.txt "$t/junit/" 2>/dev/null
+  tar -cJf "$out/logs.tar.xz" -C "$t" logs junit 2>/dev/null
+  ls -la "$out"
+}
+
+case ${1:-status} in
+  start) setup || exit 1; shift; launch "$@" ;;
+  setup) setup ;;
+  _pipeline) shift; echo $$ > "$S/pipeline.pid"; pipeline "$@" ;;
+  wait) cmd_wait "${2:-560}" ;;
+  status) cmd_status ;;
+  collect) cmd_collect ;;
+  build|base|l0|l0-base|blocks|perf) setup || exit 1; launch "$1" ;;
+  *) echo "usage: $0 start [STAGES]|setup|wait [S]|status|collect|build|base|l0|l0-base|blocks|perf" >&2; exit 2 ;;
+esac
