@@ -194,7 +194,7 @@ def run_variants(name, fns, tol, routing):
         res["status"] = "ok"
     except AssertionError as e:
         res["status"] = "fail"
-        res["mismatch"] = str(e).splitlines()[0][:300]
+        res["mismatch"] = " | ".join(str(e).splitlines())[:600]
     return res
 
 
