@@ -1,0 +1,209 @@
+"""PR (e): backward through a retained graph (retain_graph=True), on the installed TE.
+
+- Each backward pass through a retained graph adds the grads that plain PyTorch adds: basic
+  ops, an op that frees its saved tensors with clear_tensor_data (as TE's linear, activation
+  and norm ops do), channels, an in-place channel consumer, backward and joint fusions.
+- Normal training is unchanged: without a retained graph, ops still free their saved tensors
+  in backward, and a second backward gets PyTorch's own error.
+- Where a replay cannot be trusted, the next backward raises an error naming the op and why:
+  an op that saved a quantized (FP8) tensor, or a PyTorch that cannot tell backward that the
+  graph is kept. Never wrong grads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+import torch
+import transformer_engine.pytorch.ops as te_ops
+from transformer_engine.pytorch import utils as te_utils
+from transformer_engine.pytorch.utils import clear_tensor_data
+
+from differential import registered
+
+
+@pytest.fixture(autouse=True)
+def _cpu_clear_tensor_data(monkeypatch):
+    """clear_tensor_data swaps in an empty CUDA tensor; use an empty CPU tensor here."""
+    monkeypatch.setattr(te_utils, "_empty_tensor", torch.Tensor)
+
+
+class MulWeight(te_ops.BasicOperation):
+    """y = x * w; frees its saved input with clear_tensor_data, as TE's ops do."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.rand(size) + 0.5)
+
+    def op_forward(self, ctx, x, **unused):
+        ctx.save_for_backward(x, self.weight)
+        return x * self.weight
+
+    def op_backward(self, ctx, dy):
+        x, w = ctx.saved_tensors
+        dx, dw = dy * w, (dy * x).reshape(-1, w.numel()).sum(0)
+        clear_tensor_data(x)
+        return dx, (dw,)
+
+
+class SaveFloat8(te_ops.BasicOperation):
+    """y = 3 x; saves its input as a real Float8Tensor (CPU), dequantized in backward."""
+
+    def op_forward(self, ctx, x, **unused):
+        import transformer_engine_torch as tex
+        from transformer_engine.pytorch import Float8Tensor
+
+        saved = Float8Tensor(
+            shape=x.shape,
+            dtype=x.dtype,
+            data=torch.full(x.shape, 0x38, dtype=torch.uint8),  # 1.0 in E4M3
+            fp8_scale_inv=torch.ones((1,)),
+            fp8_dtype=tex.DType.kFloat8E4M3,
+            device=x.device,
+        )
+        ctx.save_for_backward(saved)
+        return 3 * x
+
+    def op_backward(self, ctx, dy):
+        (saved,) = ctx.saved_tensors
+        assert saved.shape == dy.shape
+        return 3 * dy, ()
+
+
+def residual_block(size, *, in_place=False):
+    mk, bias, add = (
+        te_ops.MakeExtraOutput(),
+        te_ops.Bias(size, device="cpu"),
+        te_ops.AddExtraInput(in_place=in_place),
+    )
+    mk.set_extra_output_channel(0, "r", output_to_caller=False)
+    add.set_extra_input_channel(0, "r")
+    return (mk, bias, add), bias
+
+
+class FusedResidual(te_ops.FusedOperation):
+    """MakeExtraOutput, Bias, AddExtraInput as one op: 2 x + b."""
+
+    def fuser_forward(self, ctxs, x, *, basic_op_extra_inputs, **unused):
+        return 2 * x + self.basic_ops[1].bias, [(None,), (), ()]
+
+    def fuser_backward(self, ctxs, dy, **unused):
+        return 2 * dy, [(), (dy,), ()], [(), (), (dy,)]
+
+
+def build(case, size):
+    """(model, reference(x, *params), params, fusion context)"""
+    if case == "bias":
+        b = te_ops.Bias(size, device="cpu")
+        return te_ops.Sequential(b), lambda x, p: x + p, [b.bias], contextlib.nullcontext()
+    if case == "scale_bias":
+        b = te_ops.Bias(size, device="cpu")
+        model = te_ops.Sequential(te_ops.ConstantScale(-1.5), b)
+        return model, lambda x, p: -1.5 * x + p, [b.bias], contextlib.nullcontext()
+    if case == "clears_saved":
+        m, b = MulWeight(size), te_ops.Bias(size, device="cpu")
+        model = te_ops.Sequential(te_ops.ConstantScale(2.0), m, b)
+        return model, lambda x, w, p: 2 * x * w + p, [m.weight, b.bias], contextlib.nullcontext()
+    ops, bias = residual_block(size, in_place=case == "in_place_consumer")
+    model = te_ops.Sequential(*ops)
+    fusion = contextlib.nullcontext()
+    if case in ("backward", "forward_backward"):
+        fused = FusedResidual(ops)
+
+        def fuse(current, **unused):
+            if len(current) == 3 and all(a is b for a, b in zip(current, ops)):
+                return [fused]
+            return current
+
+        fusion = registered(case, fuse)
+    return model, lambda x, p: 2 * x + p, [bias.bias], fusion
+
+
+CASES = [
+    "bias",
+    "scale_bias",
+    "clears_saved",
+    "channel",
+    "in_place_consumer",
+    "backward",
+    "forward_backward",
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_backward_passes_through_retained_graph_match_pytorch(case, size=8):
+    model, reference, params, fusion = build(case, size)
+    refs = [p.detach().clone().requires_grad_(True) for p in params]
+    x = torch.rand(3, size, requires_grad=True)
+    x_ref = x.detach().clone().requires_grad_(True)
+    with fusion:
+        y = model(x)
+    if case in ("backward", "forward_backward"):
+        fuser = model._module_groups[0]
+        assert isinstance(fuser._backward_ops[0][0], FusedResidual)
+    y_ref = reference(x_ref, *refs)
+    torch.testing.assert_close(y, y_ref)
+    for retain in (True, True, False):
+        dy = torch.randn_like(y)
+        torch.autograd.backward(y, dy, retain_graph=retain)
+        torch.autograd.backward(y_ref, dy, retain_graph=retain)
+        torch.testing.assert_close(x.grad, x_ref.grad)
+        for p, r in zip(params, refs):
+            torch.testing.assert_close(p.grad, r.grad)
+
+
+def test_autograd_grad_with_retained_graph(size=8):
+    """torch.autograd.grad twice (e.g. a gradient penalty, then the loss)."""
+    m = MulWeight(size)
+    model = te_ops.Sequential(te_ops.ConstantScale(2.0), m)
+    w = m.weight
+    x = torch.rand(3, size, requires_grad=True)
+    loss = model(x).square().sum()
+    (gx1,) = torch.autograd.grad(loss, x, retain_graph=True)
+    (gx2,) = torch.autograd.grad(loss, x)
+    torch.testing.assert_close(gx1, gx2)
+    torch.testing.assert_close(gx1, 8 * x.detach() * w.detach() ** 2)
+
+
+@pytest.mark.parametrize("retain", [False, True])
+def test_saved_tensors_freed_unless_retained(retain, size=8):
+    model = te_ops.Sequential(te_ops.ConstantScale(2.0), MulWeight(size))
+    x = torch.rand(3, size, requires_grad=True)
+    y = model(x)
+    saved_x = y.grad_fn.saved_tensors[0]
+    y.sum().backward(retain_graph=retain)
+    if retain:
+        torch.testing.assert_close(saved_x, 2 * x.detach())
+    else:
+        assert saved_x.numel() == 0  # freed in backward, as before
+
+
+def test_second_backward_without_retain_gets_pytorchs_error(size=8):
+    y = te_ops.Sequential(MulWeight(size))(torch.rand(3, size, requires_grad=True))
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.sum().backward()
+
+
+def test_quantized_saved_tensor_names_the_op(size=16):
+    b = te_ops.Bias(size, device="cpu")
+    model = te_ops.Sequential(b, SaveFloat8())
+    x = torch.rand(2, size, requires_grad=True)
+    loss = model(x).sum()
+    loss.backward(retain_graph=True)
+    torch.testing.assert_close(x.grad, torch.full_like(x, 3.0))
+    with pytest.raises(RuntimeError, match=r"op 1 \(SaveFloat8\) saved quantized tensors"):
+        loss.backward()
+    torch.testing.assert_close(x.grad, torch.full_like(x, 3.0))  # no partial grads added
+
+
+def test_old_pytorch_raises_instead_of_wrong_grads(monkeypatch, size=8):
+    from transformer_engine.pytorch.ops import fuser
+
+    monkeypatch.setattr(fuser, "_backward_keeps_graph", lambda: False)
+    model = te_ops.Sequential(te_ops.ConstantScale(2.0), MulWeight(size))
+    loss = model(torch.rand(3, size, requires_grad=True)).sum()
+    loss.backward(retain_graph=True)
+    with pytest.raises(RuntimeError, match="could not tell that it kept the graph"):
+        loss.backward()
