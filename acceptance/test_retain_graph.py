@@ -166,17 +166,20 @@ def test_autograd_grad_with_retained_graph(size=8):
     torch.testing.assert_close(gx1, 8 * x.detach() * w.detach() ** 2)
 
 
-@pytest.mark.parametrize("retain", [False, True])
-def test_saved_tensors_freed_unless_retained(retain, size=8):
+@pytest.mark.parametrize("retains", [(False,), (True,), (True, False), (True, True, False)])
+def test_saved_tensors_freed_unless_retained(retains, size=8):
+    """Ops free what they saved in backward, as before; the last backward pass through a
+    retained graph frees it too."""
     model = te_ops.Sequential(te_ops.ConstantScale(2.0), MulWeight(size))
     x = torch.rand(3, size, requires_grad=True)
     y = model(x)
     saved_x = y.grad_fn.saved_tensors[0]
-    y.sum().backward(retain_graph=retain)
-    if retain:
+    for retain in retains:
+        y.sum().backward(retain_graph=retain)
+    if retains[-1]:
         torch.testing.assert_close(saved_x, 2 * x.detach())
     else:
-        assert saved_x.numel() == 0  # freed in backward, as before
+        assert saved_x.numel() == 0
 
 
 def test_second_backward_without_retain_gets_pytorchs_error(size=8):
@@ -196,6 +199,44 @@ def test_quantized_saved_tensor_names_the_op(size=16):
     with pytest.raises(RuntimeError, match=r"op 1 \(SaveFloat8\) saved quantized tensors"):
         loss.backward()
     torch.testing.assert_close(x.grad, torch.full_like(x, 3.0))  # no partial grads added
+
+
+class SavedBox:
+    """A saved tensor object that is not a tensor (as TE's grouped storages)."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def prepare_for_saving(self):
+        return [self.data], self
+
+    def restore_from_saved(self, tensors):
+        self.data = tensors[0]
+        return tensors[1:]
+
+
+class SaveBox(te_ops.BasicOperation):
+    """y = 3 * x, saving x in a SavedBox and freeing its data in backward."""
+
+    def op_forward(self, ctx, x, **unused):
+        ctx.save_for_backward(SavedBox(x.detach().clone()))
+        return 3 * x
+
+    def op_backward(self, ctx, dy):
+        (box,) = ctx.saved_tensors
+        box.data.data = torch.empty(0)
+        return 3 * dy, ()
+
+
+def test_saved_tensor_object_names_the_op(size=8):
+    """A saved tensor object the fuser cannot mark gives an error, not grads from freed data."""
+    model = te_ops.Sequential(te_ops.Bias(size, device="cpu"), SaveBox())
+    x = torch.rand(2, size, requires_grad=True)
+    loss = model(x).sum()
+    loss.backward(retain_graph=True)
+    torch.testing.assert_close(x.grad, torch.full_like(x, 3.0))
+    with pytest.raises(RuntimeError, match=r"op 1 \(SaveBox\) saved quantized tensors or tensor"):
+        loss.backward()
 
 
 def test_old_pytorch_raises_instead_of_wrong_grads(monkeypatch, size=8):
