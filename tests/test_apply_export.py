@@ -480,3 +480,19 @@ def test_force_over_a_stopped_rebuild_keeps_it_whole(three, project, upstream, c
     kept = backup / "fork.new"
     assert read_state(kept).failed == three.names()[1]
     assert "<<<<<<<" in (kept / "transformer_engine/pytorch/fuser.py").read_text()
+
+
+def test_export_refuses_a_message_line_git_mailsplit_reads_as_a_new_mail(three, project, capsys):
+    """tool-review-v6 #2: git am splits the file at a "From <word> <date>" line; export's
+    round trip reads the patch the way am does (mailsplit, then mailinfo)."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    line = "From upstream Mon Sep 17 00:00:00 2001"
+    message = f"[PyTorch] Note\n\nQuoting:\n{line}\nkeeps this line.\n\nSigned-off-by: D <d@x.org>"
+    commit(fork, {"tests/e.py": "E = 1\n"}, message)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"message line 4, {line!r}" in out and "mailsplit" in out, out
+    assert patch_bytes(three) == before
+    # The advice: indent the line; then the export goes through.
+    sh("git", "commit", "-q", "--amend", "-m", message.replace(line, "  " + line), cwd=fork)
+    assert te("export")[0] == 0

@@ -41,6 +41,7 @@ from .core import (
     rel,
     report_absent,
     set_note,
+    settle,
     swap_in,
     tree_verbs,
     write_state,
@@ -109,6 +110,9 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
     name_ = rel(tree, root)
     if state is None:
         raise SeriesError(f"{name_}/ was not made by te-series apply; nothing to continue")
+    if settle(tree, state) != state:  # a Ctrl-C after a patch's note, before its record
+        state = settle(tree, state)
+        write_state(tree, state)
     verbs = tree_verbs(tree, state)
     if state.complete:
         if tree.name.endswith(".new"):

@@ -50,6 +50,7 @@ from .core import (
     prerequisite_top,
     read_patch,
     read_state,
+    settle,
     rel,
     set_note,
     tree_verbs,
@@ -84,6 +85,7 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
             f"or {verbs['continue']} for a stopped apply) or abort it, then export again."
         )
     state = state or read_state(tree)
+    state = state and settle(tree, state)
     if state is None:
         raise SeriesError(
             f"{name}/ has no te-series apply record, so export cannot tell whether it holds the "
@@ -322,6 +324,32 @@ class Plan:
         return f.read_text() != self.series_text if f.exists() else bool(self.series_text)
 
 
+def refuse_changed_pins(tree: Path, root: Path, series: Series, state: State) -> None:
+    """Refuse a fork/ whose prerequisite commits are not what base.toml's tables now pin (a
+    colleague changed a table's subject or post-image): its patches would be written against
+    another base than base.toml's."""
+    for p in series.prerequisites:
+        rev = (state.prerequisites or {}).get(str(p.pr))
+        if not rev:
+            continue  # the upstream commit has it: the pins do not make this base
+        have = {path: git_run("rev-parse", "-q", "--verify", f"{rev}:{path}", cwd=tree).stdout
+                for path in p.files}  # fmt: skip
+        odd = [f"{path} is blob {have[path].strip() or '(none)'}, the table pins {post}"
+               for path, (_, post) in p.files.items() if have[path].strip() != post]  # fmt: skip
+        subject = git("log", "-1", "--format=%s", rev, cwd=tree).strip()
+        if subject != p.subject:
+            odd.append(f"its subject is {subject!r}, the table's {p.subject!r}")
+        if odd:
+            raise SeriesError(
+                f"{rel(tree, root)}/ was made with another upstream prerequisite #{p.pr} than "
+                f"{rel(series.base_file, root)} now pins (its commit {rev[:12]}: "
+                f"{'; '.join(odd)}): the series would be exported against another base than "
+                "base.toml's. Rebuild fork/ (te-series apply --force --te-src PATH, which keeps "
+                "the old fork/ whole in a backup) and make your change there again, or restore "
+                "the table (git log -p -- patches/base.toml)."
+            )
+
+
 def plan(
     tree: Path,
     root: Path,
@@ -330,7 +358,6 @@ def plan(
     state: State | None = None,
     base_commit: str | None = None,
     dry: bool = False,
-    prerequisites: list[str] | None = None,
 ) -> Plan:
     """Check everything and compute the export; write nothing.
 
@@ -350,10 +377,11 @@ def plan(
                 "(te-series apply --force --te-src PATH, which keeps the old fork/ whole in a "
                 "backup), or move it with te-series rebase --onto COMMIT."
             )
-        if prerequisites is None:
-            prerequisites = [str(p.pr) for p in series.prerequisites]
+        prerequisites = [str(p.pr) for p in series.prerequisites]
         had = list(state.prerequisites or {})
-        if sorted(prerequisites) != sorted(had):
+        if sorted(prerequisites) == sorted(had):
+            refuse_changed_pins(tree, root, series, state)
+        else:
             listed = ", ".join(f"#{n}" for n in prerequisites) or "none"
             raise SeriesError(
                 f"{rel(tree, root)}/ was applied with the upstream prerequisites "

@@ -45,21 +45,19 @@ def checkout_patches(root: Path, rev: str, dest: Path) -> Series:
     proc = git_run("ls-tree", "-d", sha, "patches", cwd=root)
     if not proc.stdout.strip():
         raise SeriesError(f"{rev} has no patches/ folder")
-    data = _archive(root, sha)
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(dest, filter="data")
-    return Series(dest / "patches", dest)
-
-
-def _archive(root: Path, sha: str) -> bytes:
-    import subprocess
-
-    proc = subprocess.run(
-        ["git", "archive", "--format=tar", sha, "patches"], cwd=root, capture_output=True
-    )
+    proc = git_run("archive", "--format=tar", sha, "patches", cwd=root, text=False)
     if proc.returncode:
         raise SeriesError(f"git archive {sha} patches failed: {proc.stderr.decode().strip()}")
-    return proc.stdout
+    with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
+        try:
+            tar.extractall(dest, filter="data")
+        except tarfile.FilterError as e:  # an absolute or escaping link, a device file
+            raise SeriesError(
+                f"at {rev}: {e} (git ls-tree {sha[:12]} patches/ shows it). range-diff reads "
+                "only the series' files; take that entry out of patches/ (git rm it, commit) "
+                "or compare with a revision without it."
+            ) from None
+    return Series(dest / "patches", dest)
 
 
 def apply_version(repo: Path, series: Series, label: str, base: str, include: str | None) -> str:
