@@ -933,16 +933,48 @@ def parse_diff(text: str) -> list[FileChange]:
     return files
 
 
+class SplitMail(SeriesError):
+    """A patch file that `git mailsplit` reads as more than one mail: git am would make a
+    commit of each. `line` is the file's line that starts the second mail."""
+
+    def __init__(self, text: str, line: str):
+        super().__init__(text)
+        self.line = line
+
+
 def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str, str]:
-    """`git mailinfo` of a patch, as `git am -3 --keep-non-patch` reads it.
+    """A patch read as `git am -3 --keep-cr --keep-non-patch` reads it: `git mailsplit`, then
+    `git mailinfo` of its one mail.
 
     Returns the headers (Author, Email, Subject), the message body and the patch text
-    (decoded as UTF-8; undecodable bytes kept as surrogates, never an error).
+    (decoded as UTF-8; undecodable bytes kept as surrogates, never an error). A file that
+    mailsplit cuts into several mails is refused (SplitMail), naming the line that starts
+    the second one.
     """
     with tempfile.TemporaryDirectory(prefix="te-series-mailinfo-") as tmp:
+        mbox, mails = Path(tmp) / "mbox", Path(tmp) / "mails"
+        mbox.write_bytes(data)
+        mails.mkdir()
+        split = git_run("mailsplit", "--keep-cr", f"-o{mails}", "--", str(mbox), cwd=where)
+        parts = sorted(mails.iterdir())
+        if split.returncode != 0 or not parts:
+            said = split.stderr.strip() or "no mail in it"
+            raise SeriesError(f"git mailsplit cannot read {label}: {said}")
+        if len(parts) > 1:
+            # Each mail keeps its "From " line: the second one's is the line after the first
+            # mail's.
+            at = parts[0].read_bytes().count(b"\n") + 1
+            line = data.split(b"\n")[at - 1].decode("utf-8", "replace").rstrip("\r")
+            raise SplitMail(
+                f"{label} is {len(parts)} mails to git am: its line {at}, {line!r}, looks like "
+                "the first line of a mail (\"From <word> <date>\"), so git am would make "
+                f"{len(parts)} commits of it and cut the message there. Indent that line of the "
+                "commit message (or write it another way) in fork/ and export again.",
+                line,
+            )
         msg, patch = Path(tmp) / "msg", Path(tmp) / "patch"
         args = ["mailinfo", "-b", "--no-scissors", "--encoding=UTF-8", str(msg), str(patch)]
-        proc = git_run(*args, cwd=where, input=data)
+        proc = git_run(*args, cwd=where, input=parts[0].read_bytes())
         if proc.returncode != 0:
             said = proc.stderr.decode("utf-8", "replace").strip()
             raise SeriesError(f"git mailinfo cannot read {label}: {said}")

@@ -43,6 +43,7 @@ from .core import (
     in_progress,
     is_ancestor,
     load_series,
+    SplitMail,
     mailinfo,
     no_interrupt,
     note_names,
@@ -268,10 +269,21 @@ def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) 
     problems = []
     for k, (rev, path) in enumerate(zip(revs, files)):
         author, message = log[3 * k + 1], log[3 * k + 2]
-        headers, body, _ = mailinfo(path.read_bytes(), tree, path.name)
-        got = stripspace(headers.get("Subject", "") + "\n\n" + body)
         want = as_exported(message)
         subject = want.split("\n")[0]
+        try:
+            headers, body, _ = mailinfo(path.read_bytes(), tree, path.name)
+        except SplitMail as e:
+            lines = message.split("\n")
+            i = next((i for i, l in enumerate(lines) if l.rstrip("\r") == e.line), 0)
+            problems.append(
+                f"commit {rev[:12]} ({subject!r}): message line {i + 1}, {e.line!r}: git am "
+                "reads it as the first line of another mail (git mailsplit), so the patch "
+                "would bring back a message that ends above it (and make a commit of the "
+                "rest). Indent that line or write it another way"
+            )
+            continue
+        got = stripspace(headers.get("Subject", "") + "\n\n" + body)
         if got != want:
             w, g = want.split("\n"), got.split("\n")
             i = next((i for i, (a, b) in enumerate(zip(w, g)) if a != b), min(len(w), len(g)))
