@@ -4,9 +4,12 @@ byte-identical to a clean run: the same commits' trees in fork/, the same patch 
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
-from series_helpers import commit, msg, patch_bytes, save, sh, te
+from series_helpers import ROOT_DIR, commit, msg, patch_bytes, save, sh, te
 
 # Content that whitespace fixing, line-ending conversion and `git mailsplit` would change.
 TRICKY = {
@@ -94,3 +97,42 @@ def test_a_hostile_setting_changes_nothing_in_a_rebase(three, project, upstream,
     isolated.write_text("")
     assert rc == 0, out
     assert three.base_commit == new and patch_bytes(three) == before
+
+
+def test_patches_gitattributes_keep_carriage_returns_under_any_autocrlf(tmp_path, isolated):
+    """tool-review-v6 #3, issue 17 item 2: this project's patches/.gitattributes makes patch
+    files bytes, so committing one and checking it out again keeps its CRs."""
+    repo = tmp_path / "repo"
+    (repo / "patches").mkdir(parents=True)
+    shutil.copy(ROOT_DIR / "patches" / ".gitattributes", repo / "patches" / ".gitattributes")
+    data = b"From 0000 Mon Sep 17 00:00:00 2001\n+a\r\n+b\r\n"
+    (repo / "patches" / "0001-x.patch").write_bytes(data)
+    isolated.write_text("[core]\n\tautocrlf = input\n")
+    sh("git", "init", "-q", cwd=repo)
+    sh("git", "add", "-A", cwd=repo)
+    sh("git", "commit", "-q", "-m", "x", cwd=repo)
+    blob = subprocess.run(["git", "show", "HEAD:patches/0001-x.patch"], cwd=repo,
+                          capture_output=True, check=True).stdout  # fmt: skip
+    assert blob == data
+    isolated.write_text("[core]\n\tautocrlf = true\n")
+    sh("git", "clone", "-q", str(repo), str(tmp_path / "clone"), cwd=tmp_path)
+    assert (tmp_path / "clone" / "patches" / "0001-x.patch").read_bytes() == data
+
+
+def test_apply_says_a_patch_file_has_crlf_line_ends_and_how_to_restore_it(
+    three, project, upstream, capsys
+):
+    """tool-review-v6 #6: a checkout with core.autocrlf=true (before patches/.gitattributes)
+    gave the patch files CRLF line ends; apply says so, and its advice gets past it."""
+    shutil.copy(ROOT_DIR / "patches" / ".gitattributes", project / "patches" / ".gitattributes")
+    save(project, "patches are bytes")
+    before = patch_bytes(three)
+    for p in three.paths():
+        p.write_bytes(p.read_bytes().replace(b"\n", b"\r\n"))
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "CRLF line ends" in out and three.names()[0] in out, out
+    advice = "git rm -r -q --cached patches && git checkout HEAD -- patches"
+    assert advice in out
+    subprocess.run(advice, shell=True, cwd=project, check=True)
+    assert patch_bytes(three) == before
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0

@@ -65,7 +65,8 @@ class PatchFailed(SeriesError):
 
     The message names the patch, file and hunk and quotes git; the caller adds where the
     tree is and how to go on. `kind` says what happened: "conflict" (conflict markers in
-    the tree), "unapplied" (nothing of the patch was applied), "already" (git am made no
+    the tree), "unapplied" (nothing of the patch was applied), "converted" (the patch file's
+    lines end in CRLF: a checkout converted it), "already" (git am made no
     commit: the change is already in the tree) or "empty" (the patch has no diff).
     """
 
@@ -1640,7 +1641,10 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
             write_state(repo, state)
             text = failure_detail(repo, series.dir / name, include, proc)
             conflicted = git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout
-            raise PatchFailed(text, "conflict" if conflicted.strip() else "unapplied")
+            kind = "conflict" if conflicted.strip() else "unapplied"
+            if (series.dir / name).read_bytes().split(b"\n", 1)[0].endswith(b"\r"):
+                kind = "converted"  # a checkout gave the patch file CRLF line ends
+            raise PatchFailed(text, kind)
         if git("rev-parse", "HEAD", cwd=repo).strip() == before:
             # "No changes -- Patch already applied": git am exits 0 without a commit. Noting
             # HEAD would give the previous patch's commit this patch's name.
