@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 
@@ -377,8 +378,23 @@ def test_export_refuses_hand_rebase_onto_upstream(three, project, upstream, caps
     rc, out = te("export", capsys=capsys)
     assert rc == 2
     assert "1 upstream commit(s)" in out and "Upstream news" in out
-    assert "te-series rebase --onto" in out
+    assert "te-series rebase --onto" in out and "reset --hard" not in out
     assert patch_bytes(three) == before
+    # The advice (tool-review-v6 #7): it takes out the upstream commit and nothing else.
+    undo = re.search(r"Take them out: (git -C fork rebase --onto \S+ \S+ series)", out).group(1)
+    sh("git", *undo.split()[3:], cwd=fork)
+    assert sh("git", "log", "--format=%s", f"{base}..HEAD", cwd=fork).count("\n") == 3
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and out.count("unchanged") == 3, out
+
+
+def test_a_push_to_a_remote_of_yours_does_not_make_a_commit_upstream(three, project, capsys):
+    """tool-review-v6 #7: only origin's refs (and tags) are upstream's."""
+    fork = project / "fork"
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))
+    sh("git", "update-ref", "refs/remotes/mine/series", "HEAD", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and "add 0004-PyTorch-Add-d.patch (a new commit)" in out, out
 
 
 def test_export_refuses_when_base_toml_moved(three, project, upstream, capsys):

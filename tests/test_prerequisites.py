@@ -469,3 +469,19 @@ def test_a_prerequisite_with_crlf_lines_gets_its_blob_under_any_autocrlf(
     assert sh("git", "rev-parse", f"{below}:{FUSER_PATH}", cwd=fork).strip() == blob_id(
         post.encode()
     )
+
+
+def test_the_advice_for_a_moved_prerequisite_commit_puts_the_series_back(
+    prereq, project, upstream, capsys
+):
+    """issue 17 item 5: the advice names what it leaves, and following it gets export going."""
+    make_series(project, upstream, [OTHER])
+    fork = project / "fork"
+    state = read_state(fork)
+    sh("git", "rebase", "-q", "--onto", state.upstream, state.base, "series", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "reset --keep series@{N}" in out and "reset --hard" not in out, out
+    assert "git -C fork log series@{N}..HEAD" in out
+    sh("git", "reset", "-q", "--keep", "series@{1}", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and "unchanged" in out, out

@@ -968,7 +968,7 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
             line = data.split(b"\n")[at - 1].decode("utf-8", "replace").rstrip("\r")
             raise SplitMail(
                 f"{label} is {len(parts)} mails to git am: its line {at}, {line!r}, looks like "
-                "the first line of a mail (\"From <word> <date>\"), so git am would make "
+                'the first line of a mail ("From <word> <date>"), so git am would make '
                 f"{len(parts)} commits of it and cut the message there. Indent that line of the "
                 "commit message (or write it another way) in fork/ and export again.",
                 line,

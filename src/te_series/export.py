@@ -140,6 +140,15 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     return state
 
 
+def back(name: str) -> str:
+    """How to put the series branch back where it was, saying which commits that leaves."""
+    return (
+        f"git -C {name} reflog {SERIES_BRANCH} shows where it was; git -C {name} reset --keep "
+        f"{SERIES_BRANCH}@{{N}} puts it back, and leaves exactly the commits git -C {name} log "
+        f"{SERIES_BRANCH}@{{N}}..HEAD lists (cherry-pick yours of them back on top)"
+    )
+
+
 def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[str, list[str]]]:
     """The series' commits, base..HEAD, and their noted patch names; refuse history that
     export would get wrong."""
@@ -150,8 +159,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             raise SeriesError(
                 f"{name}/ HEAD does not descend from the ported series ({base[:12]}): a commit "
                 "of the ported series itself was changed (amend, rebase). Port patches go on "
-                f"top of it: undo that (git -C {name} reset --hard ORIG_HEAD, or find the old "
-                f"HEAD in git -C {name} reflog) and commit your change on top. To change the "
+                f"top of it: undo that ({back(name)}) and commit your change on top. To change the "
                 "series itself, edit fork/ and run te-series export."
             )
         below = ""
@@ -161,8 +169,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             below = (
                 " (the top of the upstream prerequisites below the series: a prerequisite "
                 "commit was changed or moved, e.g. by git rebase -i; they stay below the "
-                f"series as te-series made them. Undo that: git -C {name} reset --hard "
-                f"ORIG_HEAD, or find the old HEAD in git -C {name} reflog)"
+                f"series as te-series made them. Undo that: {back(name)})"
             )
         raise SeriesError(
             f"{name}/ HEAD does not descend from the series' base {base[:12]}{below}, so "
@@ -193,9 +200,13 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
         for line in git("log", "--format=%H %ae", f"{base}..HEAD", cwd=tree).splitlines()
     )
     prerequisite = {r for r in revs if authors.get(r) == UPSTREAM["GIT_AUTHOR_EMAIL"]}
-    # Upstream's commits: on a remote-tracking branch or a tag (and not one of the series'
-    # own, which carry notes), or below the first commit that came from a patch.
-    ours = set(git("rev-list", f"{base}..HEAD", "--not", "--remotes", "--tags", cwd=tree).split())
+    # Upstream's commits: on a remote-tracking branch of origin (the TE checkout fork/ was
+    # cloned from; a push of yours to another remote does not make a commit upstream's) or a
+    # tag (and not one of the series' own, which carry notes), or below the first commit
+    # that came from a patch.
+    ours = set(
+        git("rev-list", f"{base}..HEAD", "--not", "--remotes=origin", "--tags", cwd=tree).split()
+    )
     below = []
     if any(noted.values()):
         for r in revs:
@@ -211,7 +222,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             subject = git("log", "-1", "--format=%h %s", r, cwd=tree).strip()
             ref = git(
                 "for-each-ref", "--contains", r, "--count=1", "--format=%(refname:short)",
-                "refs/remotes", "refs/tags", cwd=tree,
+                "refs/remotes/origin", "refs/tags", cwd=tree,
             ).strip()  # fmt: skip
             where = (
                 "an upstream prerequisite, which te-series keeps below the series"
@@ -219,12 +230,23 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
                 else "on " + ref if ref else "below the first series patch"
             )
             said.append(f"{subject} ({where})")
+        top = upstream[-1]
+        if upstream == revs[: len(upstream)]:  # all below the series: take them out at once
+            undo = (
+                f"git -C {name} rebase --onto {base[:12]} {top[:12]} {SERIES_BRANCH} (it "
+                "drops exactly the commit(s) named, which stay on upstream's refs, and keeps "
+                "every other commit)"
+            )
+        else:
+            undo = (
+                f"git -C {name} rebase -i {base[:12]} and delete the lines of exactly the "
+                "commit(s) named"
+            )
         raise SeriesError(
             f"{name}/ has {len(upstream)} upstream commit(s) between the series' base "
             f"{base[:12]} and HEAD: {'; '.join(said)}. It was rebased by hand, and export "
-            f"would write them as patches. Undo that rebase (git -C {name} reset --hard "
-            f"ORIG_HEAD, or find the old HEAD in git -C {name} reflog), then move the series "
-            "with te-series rebase --onto COMMIT. (A new patch of yours below the first series "
+            f"would write them as patches. Take them out: {undo}; then move the series with "
+            "te-series rebase --onto COMMIT. (A new patch of yours below the first series "
             f"patch: move it after that patch with git -C {name} rebase -i, then export.)"
         )
     return revs, noted

@@ -206,8 +206,14 @@ def prepare_out(out: Path, root: Path) -> None:
             where = rel(out, root)
             raise SeriesError(
                 f"{', '.join(f'{where}/{n}' for n in edited[:5])} changed since te-series pr "
-                "wrote it" + (" (or was written by an earlier te-series, which kept no record "
-                "of what it wrote)" if any(not wrote[n] for n in edited) else "") + "; pr "
+                "wrote it"
+                + (
+                    " (or was written by an earlier te-series, which kept no record "
+                    "of what it wrote)"
+                    if any(not wrote[n] for n in edited)
+                    else ""
+                )
+                + "; pr "
                 "would overwrite it. Keep your edit elsewhere (e.g. in patches/pr/<slug>.md, "
                 "which pr reads) and delete the file, or use another --out; then run again."
             )
