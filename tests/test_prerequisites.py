@@ -372,7 +372,7 @@ def test_pr_refuses_while_the_base_lacks_a_prerequisite(prereq, project, upstrea
 
 @pytest.mark.parametrize("direction", ["backport", "forward"])
 def test_port_applies_the_prerequisite_to_a_release_with_the_pre_image(
-    project, upstream, tmp_path, direction
+    project, upstream, tmp_path, direction, capsys
 ):
     """backport: the base release has #42 (like 2.20.2), the target lacks it (like 2.19.0):
     the port gives the target #42's files first, then the 3-way merge. forward: the base
@@ -394,10 +394,14 @@ def test_port_applies_the_prerequisite_to_a_release_with_the_pre_image(
         assert state.prerequisites == {"42": state.target}
     else:
         assert state.prerequisites == {"42": ""} and state.target == state.upstream
-    # --out writes the ported series only, never the prerequisite.
-    assert te("port", "--release", "10.0.0", "--out", str(tmp_path / "out"))[0] == 0
+    # --out writes the ported series only, never the prerequisite; a backport says that
+    # #42 comes first (prereq F11).
+    rc, said = te("port", "--release", "10.0.0", "--out", str(tmp_path / "out"), capsys=capsys)
+    assert rc == 0
     out = sorted((tmp_path / "out" / "10.0.0").glob("*.patch"))
     assert len(out) == 2 and not any(SUBJECT in p.read_text() for p in out)
+    first = f"start from upstream prerequisite #42 ({SUBJECT!r}), which 10.0.0 lacks"
+    assert (first in said) == (direction == "backport"), said
 
 
 def test_check_and_range_diff_build_on_the_prerequisites(project, upstream, tmp_path, capsys):
@@ -485,3 +489,16 @@ def test_the_advice_for_a_moved_prerequisite_commit_puts_the_series_back(
     sh("git", "reset", "-q", "--keep", "series@{1}", cwd=fork)
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0 and "unchanged" in out, out
+
+
+def test_range_diff_says_an_old_version_was_written_without_the_prerequisite(
+    project, upstream, capsys
+):
+    """prereq F7, tool-review-v6 #17: a revision whose base.toml lists #42 while its patches
+    were written without it: the error names the revision and why it cannot apply."""
+    make_series(project, upstream, [THREE[1]])  # fuser.py from its pre-image
+    add_prerequisite(project, upstream)  # this commit: the table, and the old patches
+    rc, out = te("range-diff", "HEAD", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "at HEAD: the old version does not apply" in out, out
+    assert f"{FUSER_PATH} at blob {blob_id(FUSER.encode())}" in out
+    assert "written on the base without #42" in out
