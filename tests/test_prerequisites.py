@@ -179,6 +179,28 @@ TABLE = f'[[prerequisite]]\npr = 42\nsubject = "{SUBJECT}"\nrelease = "9.9.10"\n
             "[[prerequisite]] pr = 42: is listed twice",
         ),
         ('prerequisite = "3410"\n', "`prerequisite` is not a list of [[prerequisite]] tables"),
+        # prereq F8
+        (
+            TABLE.replace(f'subject = "{SUBJECT}"', 'subject = "a\\u0000b"')
+            + f"[prerequisite.files]\n{PINS}\n",
+            "holds a NUL character",
+        ),
+        (
+            TABLE.replace('"9.9.10"', '"9.9.*"') + f"[prerequisite.files]\n{PINS}\n",
+            "release = '9.9.*' is not a release number",
+        ),
+        (
+            TABLE
+            + f"[prerequisite.files]\n{PINS.replace(FUSER_PATH, 'transformer_engine/../setup.py')}\n",
+            "is not a file under transformer_engine/",
+        ),
+        (
+            TABLE
+            + f"[prerequisite.files]\n{PINS}\n\n"
+            + TABLE.replace("pr = 42", "pr = 43")
+            + f"[prerequisite.files]\n{PINS}\n",
+            "is a file of prerequisite #42 too",
+        ),
     ],
 )
 def test_base_toml_prerequisite_errors_name_the_key(project, upstream, capsys, table, said):
@@ -502,3 +524,13 @@ def test_range_diff_says_an_old_version_was_written_without_the_prerequisite(
     assert rc == 2 and "at HEAD: the old version does not apply" in out, out
     assert f"{FUSER_PATH} at blob {blob_id(FUSER.encode())}" in out
     assert "written on the base without #42" in out
+
+
+def test_a_prerequisite_path_that_is_a_folder_is_named_as_one(project, upstream, capsys):
+    """prereq F8: a folder pinned as a file is called a folder (a tree), not a blob."""
+    add_prerequisite(project, upstream)
+    toml = project / "patches" / "base.toml"
+    toml.write_text(toml.read_text().replace(f'"{FUSER_PATH}"', '"transformer_engine/pytorch"'))
+    save(project)
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "transformer_engine/pytorch is a tree" in out and "not a file" in out, out

@@ -473,6 +473,7 @@ BASE_EXAMPLES = {
 
 
 BLOB_RE = re.compile(r"^[0-9a-f]{40}$")
+RELEASE_RE = re.compile(r"^[0-9][0-9A-Za-z.+!-]*$")  # a PEP 440 version: no glob, no path
 PREREQ_EXAMPLE = """[[prerequisite]]
 pr = 3410
 subject = "Reduce Grouped MLP Fuser CPU Overhead (#3410)"
@@ -705,13 +706,18 @@ class Series:
                 v = t.get(key)
                 if not isinstance(v, str) or not v.strip() or v.strip() != v or "\n" in v:
                     bad(f"{where} {key} = {v!r}", 'is not "..." (a one-line string)')
+                if "\0" in v:
+                    bad(f"{where} {key} = {v!r}", "holds a NUL character")
+            if not RELEASE_RE.match(t["release"]):
+                bad(f"{where} release = {t['release']!r}", 'is not a release number ("2.20.2")')
             files = t.get("files")
             if not isinstance(files, dict) or not files:
                 bad(f"{where} files", "is missing or empty ([prerequisite.files])")
             pins = {}
             for path, ids in files.items():
                 key = f'{where} files."{path}"'
-                if not path.startswith(PYPI_PREFIX) or path.endswith("/"):
+                parts = path.split("/")
+                if not path.startswith(PYPI_PREFIX) or "" in parts or {".", ".."} & set(parts):
                     bad(
                         key,
                         f"is not a file under {PYPI_PREFIX} (it comes from the release's wheel)",
@@ -723,6 +729,9 @@ class Series:
                         bad(f"{key}.{k} = {ids[k]!r}", "is not a full blob id (40 hex digits)")
                 if ids["pre"] == ids["post"]:
                     bad(key, "has pre = post (no change)")
+                other = next((q.pr for q in out if path in q.files), None)
+                if other is not None:
+                    bad(key, f"is a file of prerequisite #{other} too; one table per file")
                 pins[path] = (ids["pre"], ids["post"])
             out.append(Prerequisite(pr, t["subject"], t["release"], pins))
         return out
@@ -1432,6 +1441,13 @@ def prerequisite_needs(repo: Path, rev: str, p: Prerequisite) -> list[str]:
         if have == pre:
             need.append(path)
             continue
+        kind = git_run("cat-file", "-t", have, cwd=repo).stdout.strip() if have else ""
+        if kind and kind != "blob":
+            raise SeriesError(
+                f"upstream prerequisite #{p.pr}: {path} is a {kind} in {repo.name}/ at "
+                f"{rev[:12]}, not a file; its [prerequisite.files] entry in base.toml must name "
+                "a file (fix the path)."
+            )
         if _history_has(repo, rev, p, path):
             continue
         raise SeriesError(
@@ -1474,9 +1490,10 @@ def release_file(series: Series, p: Prerequisite, path: str) -> bytes:
         said = "lacks it" if data is None else f"has blob {blob_id(data)}"
         raise SeriesError(
             f"upstream prerequisite #{p.pr}: {path} of release {p.release} ({wheel}) {said}, "
-            f"not the post-image {post} that base.toml's [[prerequisite]] pins. Delete that "
-            "wheel (a damaged download is fetched again) or fix the table's release and "
-            "blob ids, then run again."
+            f"not the post-image {post} that base.toml's [[prerequisite]] pins. Most likely "
+            f"the table's `release` is not a release that has #{p.pr} as pinned: set it to "
+            "one whose file is the post-image (or fix the blob ids). Only if the wheel is a "
+            "damaged download, delete it (it is fetched again). Then run again."
         )
     return data
 
