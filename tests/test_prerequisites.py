@@ -505,6 +505,8 @@ def test_the_advice_for_a_moved_prerequisite_commit_puts_the_series_back(
     fork = project / "fork"
     state = read_state(fork)
     sh("git", "rebase", "-q", "--onto", state.upstream, state.base, "series", cwd=fork)
+    rc, out = te("status", capsys=capsys)
+    assert "HEAD does not descend from the series' base" in out, out  # prereq F9
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 2 and "reset --keep series@{N}" in out and "reset --hard" not in out, out
     assert "git -C fork log series@{N}..HEAD" in out

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 
-from te_series.core import read_state
+import os
+
+from te_series.core import read_state, write_state
 from series_helpers import (
     FUSER,
     commit,
@@ -136,3 +138,57 @@ def test_rebase_refuses_what_export_would_refuse_before_moving(three, project, u
     assert rc == 2 and f"an export now would drop {names[2]}" in out
     assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
     assert read_state(fork).rebase_onto is None
+
+
+def rebased_by_git_only(project, upstream) -> str:
+    """fork/ as a Ctrl-C leaves it after te-series rebase's git rebase, before its writes;
+    returns the old HEAD."""
+    fork = project / "fork"
+    old = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    state = read_state(fork)
+    new = commit(upstream, {"README": "upstream news\n"}, "Upstream news")
+    sh("git", "fetch", "-q", "origin", cwd=fork)
+    sh("git", "rebase", "-q", "--onto", new, state.base, "series", cwd=fork)
+    state.rebase_onto, state.rebase_from = new, old
+    write_state(fork, state)
+    return old
+
+
+def test_rebase_abort_after_its_git_part_finished_and_a_file_was_touched(
+    three, project, upstream, capsys
+):
+    """prereq F10: a stale index (a file touched since, same content) is no edit."""
+    fork = project / "fork"
+    old = rebased_by_git_only(project, upstream)
+    target = fork / "README"  # a file the reset must change
+    target.write_bytes(target.read_bytes())
+    os.utime(target, (1, 1))
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 0, out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == old
+
+
+def test_status_of_a_rebase_whose_git_part_finished(three, project, upstream, capsys):
+    """prereq F9: no git rebase is in progress, so status does not send you to one."""
+    rebased_by_git_only(project, upstream)
+    rc, out = te("status", capsys=capsys)
+    assert (
+        "te-series rebase --continue (or --abort)" in out and "rebase --continue, then" not in out
+    )
+    assert te("rebase", "--continue")[0] == 0  # what status says: it finishes
+
+
+def test_rebase_names_a_te_src_that_is_no_checkout(three, project, tmp_path, capsys):
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(tmp_path / "nope"), capsys=capsys)
+    assert rc == 2 and "is not a git checkout of TE" in out and "Errno" not in out, out
+
+
+def test_a_half_made_am_is_named_as_an_am(three, project, capsys):
+    """prereq F4 (a): git am killed before it wrote rebase-apply/applying is an am, whose
+    abort (the advice) clears it."""
+    fork = project / "fork"
+    (fork / ".git" / "rebase-apply").mkdir()
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "has a git am in progress" in out, out
+    sh("git", "am", "--abort", cwd=fork)
+    assert te("export", "--dry-run")[0] == 0

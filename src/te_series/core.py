@@ -305,8 +305,8 @@ def git_path(repo: Path, name: str) -> Path:
 def in_progress(repo: Path) -> str | None:
     """Name a git operation left unfinished in repo (am, rebase, cherry-pick, merge)."""
     rebase_apply = git_path(repo, "rebase-apply")
-    if (rebase_apply / "applying").exists():
-        return "a git am"
+    if rebase_apply.exists() and not (rebase_apply / "rebasing").exists():
+        return "a git am"  # "applying" marks it, but a half-made am dir is an am too
     if rebase_apply.exists() or git_path(repo, "rebase-merge").exists():
         return "a git rebase"
     for head, what in (
@@ -1251,10 +1251,20 @@ def describe_tree(tree: Path, root: Path) -> str:
         lines.append(f"  {stop} {state.patches[state.applied]}; not applied yet: {rest}")
     if busy:
         lines.append(f"  {busy} is in progress in {name}")
-    if state.rebase_onto:
+    if state.rebase_onto and busy == "a git rebase":
         lines.append(
             f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: resolve, "
             f"git -C {name} rebase --continue, then te-series rebase --continue (or --abort)"
+        )
+    elif state.rebase_onto:
+        lines.append(
+            f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: "
+            "te-series rebase --continue (or --abort)"
+        )
+    elif not busy and not is_ancestor(tree, state.base, "HEAD"):
+        lines.append(
+            f"  HEAD does not descend from the series' base {state.base[:12]} (a prerequisite "
+            "or base commit was rewritten?): te-series export refuses and says how to go on"
         )
     elif not state.complete:
         lines.append(

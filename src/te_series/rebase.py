@@ -24,6 +24,7 @@ a branch te-series/aborted-rebase-<id>).
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from .core import (
     SERIES_BRANCH,
@@ -54,6 +55,8 @@ def resolve(fork, onto: str, te_src, base: str) -> str:
     Refuse one of the series' own commits, and a commit that is on no upstream ref.
     """
     where = te_src or fork
+    if te_src and not (Path(te_src) / ".git").exists() and not (Path(te_src) / "HEAD").exists():
+        raise SeriesError(f"--te-src {te_src} is not a git checkout of TE")
     sha = git_run("rev-parse", "-q", "--verify", f"{onto}^{{commit}}", cwd=where).stdout.strip()
     if not sha:
         hint = "" if te_src else "; name a TE checkout that has it with --te-src"
@@ -251,7 +254,9 @@ def abort(fork) -> int:
     if busy:
         git("rebase", "--abort", cwd=fork)
     if state.rebase_from and git("rev-parse", "HEAD", cwd=fork).strip() != state.rebase_from:
-        # The rebase itself had finished (the export step refused): move series back.
+        # The rebase itself had finished (the export step refused): move series back. The
+        # index is refreshed first: a file touched since (same content) is no edit.
+        git_run("update-index", "-q", "--refresh", cwd=fork)
         git("reset", "-q", "--keep", state.rebase_from, cwd=fork)
     state.rebase_onto = state.rebase_from = state.rebase_prerequisites = None
     write_state(fork, state)
