@@ -512,3 +512,31 @@ def test_export_refuses_a_message_line_git_mailsplit_reads_as_a_new_mail(three, 
     # The advice: indent the line; then the export goes through.
     sh("git", "commit", "-q", "--amend", "-m", message.replace(line, "  " + line), cwd=fork)
     assert te("export")[0] == 0
+
+
+def test_export_says_a_rename_would_overwrite_a_file_in_no_series(three, project, capsys):
+    """tool-review-v6 #11: the name a rename would take is held by an unlisted file."""
+    (three.dir / "0003-PyTorch-Renamed.patch").write_text("old\n")
+    save(project, "an old file")
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", msg("Renamed"), cwd=fork)  # the note follows
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "0003-PyTorch-Renamed.patch exist(s) but is in no series" in out, out
+    sh("git", "rm", "-q", "patches/0003-PyTorch-Renamed.patch", cwd=project)
+    save(project, "move it away")
+    assert te("export")[0] == 0  # the advice gets past it
+
+
+def test_uncommitted_edits_fork_was_made_from_are_named_as_in_fork(three, project, upstream,
+                                                                    capsys):  # fmt: skip
+    """tool-review-v6 #19: edits made before apply are in fork/; say to commit them."""
+    p = three.paths()[2]
+    p.write_text(p.read_text().replace("Because it helps.", "Because it helps a lot."))
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    fork = project / "fork"
+    message = sh("git", "log", "-1", "--format=%B", "HEAD", cwd=fork)
+    sh("git", "commit", "-q", "--amend", "-m", message.replace("a lot", "a lot, again"), cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "was made from these edits, so it holds them" in out, out
+    save(project, "the edit")
+    assert te("export")[0] == 0

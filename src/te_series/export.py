@@ -601,16 +601,26 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
         # stay. Its list of patches, though, is fork/'s; if that list changed since (lines
         # reordered, say), export would undo that.
         stale.append(p.series.label + " (its list of patches)")
+    unlisted = []
     for n, new in touched.items():
         if n == p.series.series_file.name:
             continue
         path = p.series.dir / n
         now = blob_id(path.read_bytes()) if path.is_file() else ""
-        if now != record.get(n, "") and now != (blob_id(new) if new is not None else ""):
+        if now and n not in record and n not in p.state.patches and n not in p.series.names():
+            unlisted.append(rel(path, root))
+        elif now != record.get(n, "") and now != (blob_id(new) if new is not None else ""):
             stale.append(rel(path, root))
+    said = []
+    if unlisted:
+        said.append(
+            f"{', '.join(unlisted)} exist(s) but is in no series: export would write a "
+            f"patch of {name}/ over it. Move it away (git mv, or git rm if it is not needed), "
+            "commit that, and export again."
+        )
     if not stale:
-        return []
-    return [
+        return said
+    return said + [
         f"{', '.join(stale)} changed since {name}/ was made from it (a git pull, a "
         f"colleague's commit, or an edit of yours): export would write {name}/'s version "
         f"over it and undo that change. Either rebuild {name}/ from the files as they are now "
@@ -639,14 +649,22 @@ def uncommitted(root: Path, p: Plan) -> list[str]:
     if not status.strip():
         return []
     name = rel(p.tree, root)
-    return [
-        "export would overwrite or delete files with uncommitted edits:\n"
-        + status.rstrip()
-        + f"\nThose edits are not in {name}/. To keep them, commit them (git add "
-        f"{rel(d, root)} && git commit) and rebuild {name}/ from them "
-        f"({tree_verbs(p.tree, p.state)['rebuild']}); to throw them away, git checkout -- "
-        f"{rel(d, root)}. Then export again; `git diff` shows the edits."
-    ]
+    record = p.state.recorded or {}
+    made_from = all(blob_id(f.read_bytes()) == record.get(f.name) for f in touched if f.is_file())
+    if made_from:  # apply ran after the edits: fork/ holds them
+        how = (
+            f"{name}/ was made from these edits, so it holds them: commit them first (git add "
+            f"{rel(d, root)} && git commit), then export again."
+        )
+    else:
+        how = (
+            f"Those edits are not in {name}/. To keep them, commit them (git add "
+            f"{rel(d, root)} && git commit) and rebuild {name}/ from them "
+            f"({tree_verbs(p.tree, p.state)['rebuild']}); to throw them away, git checkout -- "
+            f"{rel(d, root)}. Then export again; `git diff` shows the edits."
+        )
+    return ["export would overwrite or delete files with uncommitted edits:\n" + status.rstrip()
+            + "\n" + how]  # fmt: skip
 
 
 def merge_series(entries, slot: dict[str, int], owner: list[str | None], names: list[str]) -> str:
