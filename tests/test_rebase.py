@@ -9,6 +9,8 @@ from te_series.core import read_state, write_state
 from series_helpers import (
     FUSER,
     commit,
+    move_upstream,
+    msg,
     patch_bytes,
     save,
     sh,
@@ -192,3 +194,22 @@ def test_a_half_made_am_is_named_as_an_am(three, project, capsys):
     assert rc == 2 and "has a git am in progress" in out, out
     sh("git", "am", "--abort", cwd=fork)
     assert te("export", "--dry-run")[0] == 0
+
+
+def test_rebase_follows_a_base_toml_moved_by_a_pull(three, project, upstream, capsys):
+    """tool-review-v6 #10: export says to rebase fork/ onto base.toml's new commit, and that
+    rebase goes through."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))  # unexported work
+    new = move_upstream(project, upstream, {"README": "news\n"})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"te-series rebase --onto {new[:12]} --te-src PATH" in out, out
+    commit(upstream, {"README": "later\n"}, "Later")  # main moves on: not base.toml's
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "base.toml moved since fork/ was made" in out, out  # it would undo it
+    rc, out = te("rebase", "--onto", new[:12], "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    assert read_state(fork).upstream == new and three.base_commit == new
+    assert "add 0004-PyTorch-Add-d.patch" in out
+    assert {k: v for k, v in patch_bytes(three).items() if k in before} == before

@@ -409,7 +409,8 @@ def plan(
                 f"{rel(tree, root)}/ was applied on {upstream[:12]}, but "
                 f"{rel(series.base_file, root)} says {base_commit[:12]}. Rebuild fork/ "
                 "(te-series apply --force --te-src PATH, which keeps the old fork/ whole in a "
-                "backup), or move it with te-series rebase --onto COMMIT."
+                f"backup), or move it there: te-series rebase --onto {base_commit[:12]} "
+                "--te-src PATH."
             )
         prerequisites = [str(p.pr) for p in series.prerequisites]
         had = list(state.prerequisites or {})

@@ -279,8 +279,19 @@ def run(args) -> int:
     if not args.onto:
         raise SeriesError("say where to: te-series rebase --onto COMMIT [--te-src PATH]")
     state = check_tree(fork, root)
-    plan(fork, root, series, drops, state=state)  # all of export's guards, before moving
     onto = resolve(fork, args.onto, args.te_src, state.base)
+    upstream = state.upstream or state.base
+    # base.toml may have moved since fork/ was made (a pull): then the rebase may go there,
+    # and nowhere else (it would undo that move).
+    pinned = git_run("rev-parse", "-q", "--verify", f"{series.base_commit}^{{commit}}", cwd=fork)
+    if pinned.stdout.strip() not in (upstream, onto):
+        raise SeriesError(
+            f"{rel(series.base_file, root)} says {series.base_commit[:12]}, and fork/ is on "
+            f"{upstream[:12]}: base.toml moved since fork/ was made (a pull?). Rebase fork/ "
+            f"there first: te-series rebase --onto {series.base_commit[:12]} --te-src PATH."
+        )
+    # All of export's guards, on fork/ as it is, before moving.
+    plan(fork, root, series, drops, state=state, base_commit=upstream)
     if onto == (state.upstream or state.base):
         if series.base_commit == onto:  # e.g. a rebase that Ctrl-C cut after its writes
             print(f"fork/ and {rel(series.base_file, root)} are on {onto[:12]} already")
