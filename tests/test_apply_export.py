@@ -290,6 +290,28 @@ def test_export_refuses_other_branch(three, project, capsys):
     assert rc == 2 and "not on 'series'" in out
 
 
+@pytest.mark.parametrize("how", ["renamed", "tag", "bisect"])
+def test_the_branch_advice_gets_back_to_series(three, project, capsys, how):
+    """tool-review-v6 #13: a renamed branch, a tag named series, a bisect: each message's
+    command gets export going."""
+    fork = project / "fork"
+    if how == "renamed":
+        sh("git", "branch", "-m", "series", "my-work", cwd=fork)
+    elif how == "tag":
+        sh("git", "tag", "series", "HEAD~2", cwd=fork)
+    else:
+        sh("git", "bisect", "start", "HEAD", "HEAD~2", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    if how == "tag":  # a tag of that name is no reason to refuse: HEAD is the branch
+        assert rc == 0 and out.count("unchanged") == 3, out
+        return
+    assert rc == 2, out
+    command = re.search(r"\((git -C fork [^)]*)\)", out).group(1)
+    sh("git", *command.split()[3:], cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and out.count("unchanged") == 3, out
+
+
 def test_export_dry_run_writes_nothing(three, project, capsys):
     before = patch_bytes(three)
     series_text = three.series_file.read_text()

@@ -313,6 +313,7 @@ def in_progress(repo: Path) -> str | None:
         ("CHERRY_PICK_HEAD", "a git cherry-pick"),
         ("REVERT_HEAD", "a git revert"),
         ("MERGE_HEAD", "a git merge"),
+        ("BISECT_LOG", "a git bisect"),
     ):
         if git_path(repo, head).exists():
             return what

@@ -81,9 +81,13 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
         )
     busy = in_progress(tree)
     if busy:
+        how = {
+            "a git am": f"{verbs['continue']} for a stopped apply, or git -C {name} am --abort",
+            "a git merge": f"git -C {name} merge --abort",
+            "a git bisect": f"git -C {name} bisect reset",
+        }.get(busy, f"git -C {name} {busy.split()[-1]} --continue, or --abort")
         raise SeriesError(
-            f"{name}/ has {busy} in progress. Finish it (e.g. git -C {name} rebase --continue, "
-            f"or {verbs['continue']} for a stopped apply) or abort it, then export again."
+            f"{name}/ has {busy} in progress. Finish or abort it ({how}), then export again."
         )
     state = state or read_state(tree)
     state = state and settle(tree, state)
@@ -94,11 +98,22 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
             "backup)."
         )
     verbs = tree_verbs(tree, state)
-    branch = git("rev-parse", "--abbrev-ref", "HEAD", cwd=tree).strip()
+    branch = git_run("symbolic-ref", "-q", "HEAD", cwd=tree).stdout.strip()
+    branch = branch[len("refs/heads/") :] if branch.startswith("refs/heads/") else branch
     if branch != SERIES_BRANCH:
+        has = git_run("rev-parse", "-q", "--verify", f"refs/heads/{SERIES_BRANCH}", cwd=tree)
+        if has.returncode == 0:
+            how = f"check it out (git -C {name} checkout {SERIES_BRANCH})"
+        elif branch:
+            how = (
+                f"give the branch its name back (git -C {name} branch -m {branch} {SERIES_BRANCH})"
+            )
+        else:
+            how = f"put the branch back (git -C {name} checkout -b {SERIES_BRANCH})"
+        where = f"on branch {branch!r}" if branch else "on no branch (a detached HEAD)"
         raise SeriesError(
-            f"{name}/ is on {branch!r}, not on {SERIES_BRANCH!r}. Check out {SERIES_BRANCH} "
-            f"(git -C {name} checkout {SERIES_BRANCH}) and export again."
+            f"{name}/ is {where}, not on {SERIES_BRANCH!r}, the branch te-series exports: "
+            f"{how}, then export again."
         )
     if state.kind == "pypi":
         raise SeriesError(

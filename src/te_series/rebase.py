@@ -307,7 +307,7 @@ def run(args) -> int:
     state.rebase_from = git("rev-parse", "HEAD", cwd=fork).strip()
     write_state(fork, state)
     top = prerequisite_top(onto, carried)
-    proc = git_run("rebase", "--onto", top, state.base, "series", cwd=fork)
+    proc = git_run("rebase", "--onto", top, state.base, cwd=fork)  # HEAD: the series branch
     if proc.returncode != 0:
         raise SeriesError(conflict(fork, proc))
     return finish(root, fork, series, drops)
