@@ -301,6 +301,7 @@ def test_the_branch_advice_gets_back_to_series(three, project, capsys, how):
         sh("git", "tag", "series", "HEAD~2", cwd=fork)
     else:
         sh("git", "bisect", "start", "HEAD", "HEAD~2", cwd=fork)
+        assert "a git bisect is in progress" in te("status", capsys=capsys)[1]
     rc, out = te("export", "--dry-run", capsys=capsys)
     if how == "tag":  # a tag of that name is no reason to refuse: HEAD is the branch
         assert rc == 0 and out.count("unchanged") == 3, out

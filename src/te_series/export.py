@@ -104,10 +104,6 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
         has = git_run("rev-parse", "-q", "--verify", f"refs/heads/{SERIES_BRANCH}", cwd=tree)
         if has.returncode == 0:
             how = f"check it out (git -C {name} checkout {SERIES_BRANCH})"
-        elif branch:
-            how = (
-                f"give the branch its name back (git -C {name} branch -m {branch} {SERIES_BRANCH})"
-            )
         else:
             how = f"put the branch back (git -C {name} checkout -b {SERIES_BRANCH})"
         where = f"on branch {branch!r}" if branch else "on no branch (a detached HEAD)"
