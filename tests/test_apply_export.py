@@ -563,3 +563,24 @@ def test_uncommitted_edits_fork_was_made_from_are_named_as_in_fork(three, projec
     assert rc == 2 and "was made from these edits, so it holds them" in out, out
     save(project, "the edit")
     assert te("export")[0] == 0
+
+
+def test_a_byte_order_mark_in_series_and_base_toml_is_read_past(three, project, upstream):
+    """tool-review-v6 #12: an editor's BOM is no part of the first line."""
+    for f in (three.series_file, project / "patches" / "base.toml"):
+        f.write_bytes(b"\xef\xbb\xbf" + f.read_bytes())
+    save(project, "BOMs")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    assert len(three.names()) == 3
+
+
+def test_a_patch_file_holding_two_mails_stops_apply_naming_the_line(three, project, upstream,
+                                                                   capsys):  # fmt: skip
+    """tool-review-v6 #23: git am would make two commits of it."""
+    first, second = three.paths()[1:]
+    first.write_bytes(first.read_bytes() + second.read_bytes())
+    three.series_file.write_text(three.series_file.read_text().replace(second.name + "\n", ""))
+    second.unlink()
+    save(project, "two mails in one file")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and f"{first.name} is 2 mails to git am" in out and "From 0000" in out, out

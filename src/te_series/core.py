@@ -178,7 +178,7 @@ def read_text(path: Path, root: Path | None = None) -> str:
     """A project text file as UTF-8; an error naming the file, line and byte when it is not."""
     data = Path(path).read_bytes()
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # an editor's byte-order mark
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
