@@ -584,3 +584,18 @@ def test_a_patch_file_holding_two_mails_stops_apply_naming_the_line(three, proje
     save(project, "two mails in one file")
     rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
     assert rc == 2 and f"{first.name} is 2 mails to git am" in out and "From 0000" in out, out
+
+
+def test_export_refuses_conflict_markers_added_by_a_commit(three, project, capsys):
+    """tool-review-v6 #22: an unresolved conflict committed with git add -A."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    marked = "<<<<<<< HEAD\nA = 1\n=======\nA = 2\n>>>>>>> theirs\n"
+    commit(fork, {"tests/c.py": marked}, msg("Add c"))
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "conflict markers" in out and "tests/c.py" in out, out
+    assert patch_bytes(three) == before
+    commit(fork, {"tests/c.py": "A = 2\n"}, msg("Add c"))
+    sh("git", "reset", "-q", "--soft", "HEAD~2", cwd=fork)
+    sh("git", "commit", "-q", "-m", msg("Add c"), cwd=fork)
+    assert te("export")[0] == 0  # resolved and amended: it goes through

@@ -342,6 +342,28 @@ def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) 
         )
 
 
+def refuse_conflict_markers(tree: Path, root: Path, data: dict[str, bytes]) -> None:
+    """Refuse commits that add git's conflict markers (a `git add -A` of an unresolved
+    conflict): a file of the series that gets both a `<<<<<<< ` and a `>>>>>>> ` line."""
+    found = []
+    for name, blob in data.items():
+        path, marks = None, {}
+        for n, line in enumerate(blob.split(b"\n"), 1):
+            if line.startswith(b"diff --git "):
+                path = line.decode("utf-8", "replace").rsplit(" b/", 1)[-1]
+            elif line.startswith((b"+<<<<<<< ", b"+>>>>>>> ")) and path:
+                marks.setdefault(path, {}).setdefault(line[:2], n)
+        found += [f"{name}: {f} (line {m[b'+<']} of the patch)" for f, m in marks.items()
+                  if len(m) == 2]  # fmt: skip
+    if found:
+        name = rel(tree, root)
+        raise SeriesError(
+            "export would write conflict markers (<<<<<<< and >>>>>>> lines) into the "
+            f"series: {'; '.join(found)}. Resolve them in {name}/ and amend that commit (git "
+            f"-C {name} commit --amend, or rebase -i 'edit'), then export again."
+        )
+
+
 @dataclasses.dataclass
 class Plan:
     """What an export would write."""
@@ -476,6 +498,7 @@ def plan(
         files = format_patch(tree, f"{state.base}..HEAD", Path(tmp))
         check_roundtrip(tree, root, revs, files)
         data = {p.name: p.read_bytes() for p in files}
+    refuse_conflict_markers(tree, root, data)
     names = list(data)
     # A rename must not land on another listed patch's file: that file would be overwritten
     # and the renamed one deleted, though --drop named neither.
