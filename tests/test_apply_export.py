@@ -599,3 +599,20 @@ def test_export_refuses_conflict_markers_added_by_a_commit(three, project, capsy
     sh("git", "reset", "-q", "--soft", "HEAD~2", cwd=fork)
     sh("git", "commit", "-q", "-m", msg("Add c"), cwd=fork)
     assert te("export")[0] == 0  # resolved and amended: it goes through
+
+
+def test_export_refuses_fixup_commits_and_autosquash_gets_past(three, project, capsys):
+    """tool-review-v6 #21."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    commit(fork, {"tests/test_more.py": "def test_y():\n    assert 2\n"}, "fixup! x")
+    sh("git", "commit", "-q", "--amend", "-m",
+       "fixup! " + sh("git", "log", "-1", "--format=%s", "HEAD~1", cwd=fork).strip(),
+       cwd=fork)  # fmt: skip
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "fixup commit(s) not squashed yet" in out, out
+    assert patch_bytes(three) == before
+    command = re.search(r"Squash them: (git -C fork rebase -i --autosquash \S+),", out).group(1)
+    sh("git", *command.split()[3:], cwd=fork, env={"GIT_SEQUENCE_EDITOR": "true"})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "change 0003-PyTorch-Test-more.patch" in out, out

@@ -213,3 +213,24 @@ def test_rebase_follows_a_base_toml_moved_by_a_pull(three, project, upstream, ca
     assert read_state(fork).upstream == new and three.base_commit == new
     assert "add 0004-PyTorch-Add-d.patch" in out
     assert {k: v for k, v in patch_bytes(three).items() if k in before} == before
+
+
+def test_a_rebase_that_stops_without_a_conflict_says_so(three, project, upstream, capsys):
+    """prereq F5: a stale index.lock is no conflict; after removing it, --continue goes on."""
+    names = three.names()
+    commit(upstream, {"transformer_engine/pytorch/fuser.py":
+                      FUSER.replace("tuple(values)", "set(values)")}, "Upstream sets")  # fmt: skip
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    fork = project / "fork"
+    (fork / "transformer_engine/pytorch/fuser.py").write_text(
+        FUSER.replace("tuple(values)", "list(values)")
+    )
+    sh("git", "add", "-A", cwd=fork)
+    (fork / ".git" / "index.lock").write_text("")
+    capsys.readouterr()
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 2 and "no file has conflict markers" in out and "conflicts in" not in out, out
+    assert "index.lock" in out
+    (fork / ".git" / "index.lock").unlink()
+    assert te("rebase", "--continue")[0] == 0
+    assert three.names() == names

@@ -499,6 +499,20 @@ def plan(
         check_roundtrip(tree, root, revs, files)
         data = {p.name: p.read_bytes() for p in files}
     refuse_conflict_markers(tree, root, data)
+    fixups = [
+        line
+        for line in git(
+            "log", "--reverse", "--format=%h %s", f"{state.base}..HEAD", cwd=tree
+        ).splitlines()  # fmt: skip
+        if re.match(r"^\S+ (fixup|squash|amend)! ", line)
+    ]
+    if fixups:
+        name = rel(tree, root)
+        raise SeriesError(
+            f"{name}/ has fixup commit(s) not squashed yet: {'; '.join(fixups)}; export would "
+            f"write each as a patch of its own. Squash them: git -C {name} rebase -i "
+            f"--autosquash {state.base[:12]}, then export again."
+        )
     names = list(data)
     # A rename must not land on another listed patch's file: that file would be overwritten
     # and the renamed one deleted, though --drop named neither.

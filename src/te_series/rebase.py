@@ -220,6 +220,15 @@ def conflict(fork, proc) -> str:
     names = note_names(fork, stopped) if stopped else []
     subject = git_run("log", "-1", "--format=%s", "REBASE_HEAD", cwd=fork).stdout.strip()
     said = [l for l in (proc.stdout + proc.stderr).splitlines() if not l.startswith("hint:")]
+    if not files:  # git could not go on, but no file has conflict markers
+        at = f" at patch {', '.join(names) or '(a new commit)'} ({subject!r})" if stopped else ""
+        return (
+            f"git rebase in fork/ could not go on{at}, and no file has conflict markers; git "
+            "says:\n"
+            + "".join(f"  {l}\n" for l in said[-20:])
+            + "Fix what git says (a .git/index.lock left by a git that was killed: remove it), "
+            "then te-series rebase --continue; or give up: te-series rebase --abort."
+        )
     return (
         f"patch {', '.join(names) or '(a new commit)'} ({subject!r}) conflicts in "
         f"{', '.join(files) or '(see git)'}\n"
