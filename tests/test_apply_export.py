@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -616,3 +618,39 @@ def test_export_refuses_fixup_commits_and_autosquash_gets_past(three, project, c
     sh("git", *command.split()[3:], cwd=fork, env={"GIT_SEQUENCE_EDITOR": "true"})
     rc, out = te("export", capsys=capsys)
     assert rc == 0 and "change 0003-PyTorch-Test-more.patch" in out, out
+
+
+def test_a_full_disk_mid_export_writes_nothing(three, project, monkeypatch, capsys):
+    """tool-review-v6 #14: every file is written aside first; a failure removes them all."""
+    before = patch_bytes(three)
+    series_before = three.series_file.read_bytes()
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more", "Another body."), cwd=fork)
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))  # two patch files to write
+    real, calls = Path.write_bytes, []
+
+    def full(self, data):
+        if self.name.endswith(".patch.te-series-tmp"):
+            calls.append(self.name)
+            if len(calls) == 2:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    rc, out = te("export", capsys=capsys)
+    monkeypatch.setattr(Path, "write_bytes", real)
+    assert rc == 2 and "No space left on device" in out and "nothing was written" in out, out
+    assert patch_bytes(three) == before and three.series_file.read_bytes() == series_before
+    assert not list(three.dir.glob(".*te-series-tmp"))
+    assert te("export")[0] == 0  # room again: the export goes through
+    assert len(three.names()) == 4
+
+
+def test_a_crlf_series_keeps_its_line_ends(three, project, capsys):
+    """tool-review-v6 #24."""
+    three.series_file.write_bytes(three.series_file.read_bytes().replace(b"\n", b"\r\n"))
+    save(project, "CRLF series")
+    commit(project / "fork", {"tests/d.py": "D = 1\n"}, msg("Add d"))
+    assert te("export")[0] == 0
+    data = three.series_file.read_bytes()
+    assert b"0004-PyTorch-Add-d.patch\r\n" in data and data.count(b"\n") == data.count(b"\r\n")

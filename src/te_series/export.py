@@ -20,6 +20,7 @@ line, a new commit goes after the one before it.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import shlex
 import tempfile
@@ -755,18 +756,20 @@ def write(root: Path, p: Plan, extra: dict[Path, bytes] | None = None) -> None:
     if the machine dies halfway, every commit is still found; then the files; then the
     notes and the record settle on the new names.
     """
+    files = {p.series.dir / n: p.data[n] for n in p.changed + p.added}
+    if p.series_changed:
+        text = p.series_text
+        if p.series.series_file.is_file() and b"\r\n" in p.series.series_file.read_bytes():
+            text = text.replace("\n", "\r\n")  # the file's own line ends stay
+        files[p.series.series_file] = text.encode()
+    files.update(extra or {})
     with no_interrupt():
         for rev, old, n in zip(p.revs, p.noted, p.names):
             if n not in old:
                 set_note(p.tree, rev, "\n".join([*old, n]))
-        if p.changed or p.added or p.series_changed:
+        if files:
             p.series.dir.mkdir(parents=True, exist_ok=True)
-        for n in p.changed + p.added:
-            write_atomic(p.series.dir / n, p.data[n])
-        if p.series_changed:
-            write_atomic(p.series.series_file, p.series_text.encode())
-        for path, data in (extra or {}).items():
-            write_atomic(path, data)
+        write_all(root, files)
         for n in p.removed:
             (p.series.dir / n).unlink(missing_ok=True)
         for rev, old, n in zip(p.revs, p.noted, p.names):
@@ -778,6 +781,27 @@ def write(root: Path, p: Plan, extra: dict[Path, bytes] | None = None) -> None:
         p.state.skipped = []
         p.state.recorded = {n: blob_id(p.data[n]) for n in p.names}
         write_state(p.tree, p.state)
+
+
+def write_all(root: Path, files: dict[Path, bytes]) -> None:
+    """Write every file as a temporary one first, then rename them all into place: a full
+    disk or a read-only folder stops the export before any file is replaced (the temporary
+    files are removed), and the renames do not fail for want of space."""
+    tmps = {}
+    try:
+        for path, data in files.items():
+            tmp = path.with_name(f".{path.name}.te-series-tmp")
+            tmps[path] = tmp
+            tmp.write_bytes(data)
+    except OSError as e:
+        for tmp in tmps.values():
+            tmp.unlink(missing_ok=True)
+        raise SeriesError(
+            f"could not write {rel(path, root)} ({e.strerror}); nothing was written, the "
+            "series is as it was. Make room (or make the folder writable) and export again."
+        ) from None
+    for path, tmp in tmps.items():
+        os.replace(tmp, path)
 
 
 def report(root: Path, p: Plan, dry: bool) -> None:
