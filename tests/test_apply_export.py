@@ -441,13 +441,13 @@ def test_export_refuses_merge_commits(three, project, capsys):
 def test_ctrl_c_during_export_writes_waits_for_the_writes(three, project, monkeypatch):
     fork = project / "fork"
     sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=fork)
-    real = export_mod.write_atomic
+    real = export_mod.write_all
 
-    def write_then_interrupt(path, data):
-        real(path, data)
+    def write_then_interrupt(root, files):  # Ctrl-C while the patch files are written
+        real(root, files)
         os.kill(os.getpid(), signal.SIGINT)
 
-    monkeypatch.setattr(export_mod, "write_atomic", write_then_interrupt)
+    monkeypatch.setattr(export_mod, "write_all", write_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         export_mod.export(fork, three)
     names = three.names()

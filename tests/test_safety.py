@@ -547,13 +547,13 @@ def test_ctrl_c_during_export_says_patches_are_written_whole(three, project, cap
     from te_series import export as export_mod
 
     sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=project / "fork")
-    real = export_mod.write_atomic
+    real = export_mod.write_all
 
-    def write_then_interrupt(path, data):
-        real(path, data)
+    def write_then_interrupt(root, files):  # Ctrl-C while the patch files are written
+        real(root, files)
         os.kill(os.getpid(), signal.SIGINT)
 
-    monkeypatch.setattr(export_mod, "write_atomic", write_then_interrupt)
+    monkeypatch.setattr(export_mod, "write_all", write_then_interrupt)
     rc, out = te("export", capsys=capsys)
     assert rc == 130 and "interrupted (Ctrl-C)" in out
     assert "patches/ is written all at once or not at all." in out
