@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import zipfile
@@ -65,14 +66,18 @@ def commit(repo: Path, files: dict[str, str], message: str) -> str:
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch):
-    """No user git config, no real wheel cache."""
+    """No user git config, no real wheel cache, and Ctrl-C as in a terminal: the suite
+    does not depend on the ~/.gitconfig, the SIGINT disposition (nohup and `cmd &` in a
+    script ignore it) or the terminal it runs with."""
     cfg = tmp_path / "gitconfig"
     cfg.write_text("")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("TE_SERIES_CACHE", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)  # not inside this checkout (TE_SERIES_ROOT names the project)
-    return cfg
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield cfg
+    signal.signal(signal.SIGINT, old)
 
 
 def make_upstream(repo: Path) -> Path:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import shutil
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -289,6 +292,29 @@ def test_export_refuses_other_branch(three, project, capsys):
     assert rc == 2 and "not on 'series'" in out
 
 
+@pytest.mark.parametrize("how", ["renamed", "tag", "bisect"])
+def test_the_branch_advice_gets_back_to_series(three, project, capsys, how):
+    """tool-review-v6 #13: a renamed branch, a tag named series, a bisect: each message's
+    command gets export going."""
+    fork = project / "fork"
+    if how == "renamed":
+        sh("git", "branch", "-m", "series", "my-work", cwd=fork)
+    elif how == "tag":
+        sh("git", "tag", "series", "HEAD~2", cwd=fork)
+    else:
+        sh("git", "bisect", "start", "HEAD", "HEAD~2", cwd=fork)
+        assert "a git bisect is in progress" in te("status", capsys=capsys)[1]
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    if how == "tag":  # a tag of that name is no reason to refuse: HEAD is the branch
+        assert rc == 0 and out.count("unchanged") == 3, out
+        return
+    assert rc == 2, out
+    command = re.search(r"\((git -C fork [^)]*)\)", out).group(1)
+    sh("git", *command.split()[3:], cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and out.count("unchanged") == 3, out
+
+
 def test_export_dry_run_writes_nothing(three, project, capsys):
     before = patch_bytes(three)
     series_text = three.series_file.read_text()
@@ -377,8 +403,23 @@ def test_export_refuses_hand_rebase_onto_upstream(three, project, upstream, caps
     rc, out = te("export", capsys=capsys)
     assert rc == 2
     assert "1 upstream commit(s)" in out and "Upstream news" in out
-    assert "te-series rebase --onto" in out
+    assert "te-series rebase --onto" in out and "reset --hard" not in out
     assert patch_bytes(three) == before
+    # The advice (tool-review-v6 #7): it takes out the upstream commit and nothing else.
+    undo = re.search(r"Take them out: (git -C fork rebase --onto \S+ \S+ series)", out).group(1)
+    sh("git", *undo.split()[3:], cwd=fork)
+    assert sh("git", "log", "--format=%s", f"{base}..HEAD", cwd=fork).count("\n") == 3
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and out.count("unchanged") == 3, out
+
+
+def test_a_push_to_a_remote_of_yours_does_not_make_a_commit_upstream(three, project, capsys):
+    """tool-review-v6 #7: only origin's refs (and tags) are upstream's."""
+    fork = project / "fork"
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))
+    sh("git", "update-ref", "refs/remotes/mine/series", "HEAD", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and "add 0004-PyTorch-Add-d.patch (a new commit)" in out, out
 
 
 def test_export_refuses_when_base_toml_moved(three, project, upstream, capsys):
@@ -400,13 +441,13 @@ def test_export_refuses_merge_commits(three, project, capsys):
 def test_ctrl_c_during_export_writes_waits_for_the_writes(three, project, monkeypatch):
     fork = project / "fork"
     sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=fork)
-    real = export_mod.write_atomic
+    real = export_mod.write_all
 
-    def write_then_interrupt(path, data):
-        real(path, data)
+    def write_then_interrupt(root, files):  # Ctrl-C while the patch files are written
+        real(root, files)
         os.kill(os.getpid(), signal.SIGINT)
 
-    monkeypatch.setattr(export_mod, "write_atomic", write_then_interrupt)
+    monkeypatch.setattr(export_mod, "write_all", write_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         export_mod.export(fork, three)
     names = three.names()
@@ -480,3 +521,136 @@ def test_force_over_a_stopped_rebuild_keeps_it_whole(three, project, upstream, c
     kept = backup / "fork.new"
     assert read_state(kept).failed == three.names()[1]
     assert "<<<<<<<" in (kept / "transformer_engine/pytorch/fuser.py").read_text()
+
+
+def test_export_refuses_a_message_line_git_mailsplit_reads_as_a_new_mail(three, project, capsys):
+    """tool-review-v6 #2: git am splits the file at a "From <word> <date>" line; export's
+    round trip reads the patch the way am does (mailsplit, then mailinfo)."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    line = "From upstream Mon Sep 17 00:00:00 2001"
+    message = f"[PyTorch] Note\n\nQuoting:\n{line}\nkeeps this line.\n\nSigned-off-by: D <d@x.org>"
+    commit(fork, {"tests/e.py": "E = 1\n"}, message)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"message line 4, {line!r}" in out and "mailsplit" in out, out
+    assert patch_bytes(three) == before
+    # The advice: indent the line; then the export goes through.
+    sh("git", "commit", "-q", "--amend", "-m", message.replace(line, "  " + line), cwd=fork)
+    assert te("export")[0] == 0
+
+
+def test_export_says_a_rename_would_overwrite_a_file_in_no_series(three, project, capsys):
+    """tool-review-v6 #11: the name a rename would take is held by an unlisted file."""
+    (three.dir / "0003-PyTorch-Renamed.patch").write_text("old\n")
+    save(project, "an old file")
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", msg("Renamed"), cwd=fork)  # the note follows
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "0003-PyTorch-Renamed.patch exist(s) but is in no series" in out, out
+    sh("git", "rm", "-q", "patches/0003-PyTorch-Renamed.patch", cwd=project)
+    save(project, "move it away")
+    assert te("export")[0] == 0  # the advice gets past it
+
+
+def test_uncommitted_edits_fork_was_made_from_are_named_as_in_fork(three, project, upstream,
+                                                                    capsys):  # fmt: skip
+    """tool-review-v6 #19: edits made before apply are in fork/; say to commit them."""
+    p = three.paths()[2]
+    p.write_text(p.read_text().replace("Because it helps.", "Because it helps a lot."))
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    fork = project / "fork"
+    message = sh("git", "log", "-1", "--format=%B", "HEAD", cwd=fork)
+    sh("git", "commit", "-q", "--amend", "-m", message.replace("a lot", "a lot, again"), cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "was made from these edits, so it holds them" in out, out
+    save(project, "the edit")
+    assert te("export")[0] == 0
+
+
+def test_a_byte_order_mark_in_series_and_base_toml_is_read_past(three, project, upstream):
+    """tool-review-v6 #12: an editor's BOM is no part of the first line."""
+    for f in (three.series_file, project / "patches" / "base.toml"):
+        f.write_bytes(b"\xef\xbb\xbf" + f.read_bytes())
+    save(project, "BOMs")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    assert len(three.names()) == 3
+
+
+def test_a_patch_file_holding_two_mails_stops_apply_naming_the_line(three, project, upstream,
+                                                                   capsys):  # fmt: skip
+    """tool-review-v6 #23: git am would make two commits of it."""
+    first, second = three.paths()[1:]
+    first.write_bytes(first.read_bytes() + second.read_bytes())
+    three.series_file.write_text(three.series_file.read_text().replace(second.name + "\n", ""))
+    second.unlink()
+    save(project, "two mails in one file")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and f"{first.name} is 2 mails to git am" in out and "From 0000" in out, out
+
+
+def test_export_refuses_conflict_markers_added_by_a_commit(three, project, capsys):
+    """tool-review-v6 #22: an unresolved conflict committed with git add -A."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    marked = "<<<<<<< HEAD\nA = 1\n=======\nA = 2\n>>>>>>> theirs\n"
+    commit(fork, {"tests/c.py": marked}, msg("Add c"))
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "conflict markers" in out and "tests/c.py" in out, out
+    assert patch_bytes(three) == before
+    commit(fork, {"tests/c.py": "A = 2\n"}, msg("Add c"))
+    sh("git", "reset", "-q", "--soft", "HEAD~2", cwd=fork)
+    sh("git", "commit", "-q", "-m", msg("Add c"), cwd=fork)
+    assert te("export")[0] == 0  # resolved and amended: it goes through
+
+
+def test_export_refuses_fixup_commits_and_autosquash_gets_past(three, project, capsys):
+    """tool-review-v6 #21."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    commit(fork, {"tests/test_more.py": "def test_y():\n    assert 2\n"}, "fixup! x")
+    sh("git", "commit", "-q", "--amend", "-m",
+       "fixup! " + sh("git", "log", "-1", "--format=%s", "HEAD~1", cwd=fork).strip(),
+       cwd=fork)  # fmt: skip
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "fixup commit(s) not squashed yet" in out, out
+    assert patch_bytes(three) == before
+    command = re.search(r"Squash them: (git -C fork rebase -i --autosquash \S+),", out).group(1)
+    sh("git", *command.split()[3:], cwd=fork, env={"GIT_SEQUENCE_EDITOR": "true"})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "change 0003-PyTorch-Test-more.patch" in out, out
+
+
+def test_a_full_disk_mid_export_writes_nothing(three, project, monkeypatch, capsys):
+    """tool-review-v6 #14: every file is written aside first; a failure removes them all."""
+    before = patch_bytes(three)
+    series_before = three.series_file.read_bytes()
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more", "Another body."), cwd=fork)
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))  # two patch files to write
+    real, calls = Path.write_bytes, []
+
+    def full(self, data):
+        if self.name.endswith(".patch.te-series-tmp"):
+            calls.append(self.name)
+            if len(calls) == 2:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    rc, out = te("export", capsys=capsys)
+    monkeypatch.setattr(Path, "write_bytes", real)
+    assert rc == 2 and "No space left on device" in out and "nothing was written" in out, out
+    assert patch_bytes(three) == before and three.series_file.read_bytes() == series_before
+    assert not list(three.dir.glob(".*te-series-tmp"))
+    assert te("export")[0] == 0  # room again: the export goes through
+    assert len(three.names()) == 4
+
+
+def test_a_crlf_series_keeps_its_line_ends(three, project, capsys):
+    """tool-review-v6 #24."""
+    three.series_file.write_bytes(three.series_file.read_bytes().replace(b"\n", b"\r\n"))
+    save(project, "CRLF series")
+    commit(project / "fork", {"tests/d.py": "D = 1\n"}, msg("Add d"))
+    assert te("export")[0] == 0
+    data = three.series_file.read_bytes()
+    assert b"0004-PyTorch-Add-d.patch\r\n" in data and data.count(b"\n") == data.count(b"\r\n")

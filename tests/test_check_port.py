@@ -364,3 +364,14 @@ def test_test_passes_options_to_pytest(project, upstream, capsys):
     assert rc == 2 and ".venv/ has no working build of TE 9.9.9" in out
     with pytest.raises(SystemExit):
         te("status", "-q")
+
+
+def test_check_reports_a_patch_that_makes_no_commit(three, project, upstream):
+    """tool-review-v6 #16: a copy of a patch under a new subject applies as nothing; apply
+    stops on it, so check must say so too."""
+    last = three.paths()[-1]
+    copy = three.dir / "0004-PyTorch-Test-more-again.patch"
+    copy.write_bytes(last.read_bytes().replace(b"Test more", b"Test more again"))
+    three.series_file.write_text(three.series_file.read_text() + copy.name + "\n")
+    problems = check_mod.check(three, te_src=upstream, wheel=None)
+    assert any(f"patch {copy.name} makes no commit" in p for p in problems), problems

@@ -209,3 +209,21 @@ def test_pr_summary_quotes_paths_and_messages_end_cleanly(three, project, upstre
         raw = sh("git", "cat-file", "commit", rev, cwd=clone)
         if "Signed-off-by" in raw:
             assert raw.endswith("Signed-off-by: Jane Doe <jane@doe.dev>\n"), raw
+
+
+def test_pr_refuses_to_overwrite_an_output_file_edited_since(three, project, upstream, capsys,
+                                                             tmp_path):  # fmt: skip
+    """tool-review-v6 #4: pr-out/ is git-ignored, so an overwritten edit is gone for good."""
+    from test_review_v4 import WHO, group_all
+
+    group_all(three, project)
+    out = tmp_path / "po"
+    assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
+    md = next(p for p in out.glob("*.md") if p.name != "summary.md")
+    md.write_text(md.read_text() + "EDITED\n")
+    rc, said = te("pr", "--te-src", str(upstream), "--out", str(out), *WHO, capsys=capsys)
+    assert rc == 2 and md.name in said and "changed since te-series pr wrote it" in said, said
+    assert "EDITED" in md.read_text()
+    md.unlink()  # the advice: keep the edit elsewhere, delete the file
+    assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
+    assert md.is_file() and "EDITED" not in md.read_text()

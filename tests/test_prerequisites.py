@@ -4,12 +4,14 @@ release that has it, committed below the series, never exported or pushed as our
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from te_series import check as check_mod
+from te_series import core
 from te_series import port as port_mod
 from te_series.core import UPSTREAM, Series, blob_id, make_tree, read_state
 from series_helpers import (
@@ -115,7 +117,7 @@ def test_a_file_neither_pre_nor_post_stops_apply(project, upstream, capsys):
     assert rc == 2 and FUSER_PATH in out
     for text in (odd, FUSER, POST):
         assert blob_id(text.encode()) in out
-    assert "te-series rebase --onto COMMIT" in out
+    assert "nothing shows that it contains #42" in out and "te-series rebase --onto COMMIT" in out
     assert not (project / "fork").exists() and not (project / "fork.new").exists()
 
 
@@ -177,6 +179,28 @@ TABLE = f'[[prerequisite]]\npr = 42\nsubject = "{SUBJECT}"\nrelease = "9.9.10"\n
             "[[prerequisite]] pr = 42: is listed twice",
         ),
         ('prerequisite = "3410"\n', "`prerequisite` is not a list of [[prerequisite]] tables"),
+        # prereq F8
+        (
+            TABLE.replace(f'subject = "{SUBJECT}"', 'subject = "a\\u0000b"')
+            + f"[prerequisite.files]\n{PINS}\n",
+            "holds a NUL character",
+        ),
+        (
+            TABLE.replace('"9.9.10"', '"9.9.*"') + f"[prerequisite.files]\n{PINS}\n",
+            "release = '9.9.*' is not a release number",
+        ),
+        (
+            TABLE
+            + f"[prerequisite.files]\n{PINS.replace(FUSER_PATH, 'transformer_engine/../setup.py')}\n",
+            "is not a file under transformer_engine/",
+        ),
+        (
+            TABLE
+            + f"[prerequisite.files]\n{PINS}\n\n"
+            + TABLE.replace("pr = 42", "pr = 43")
+            + f"[prerequisite.files]\n{PINS}\n",
+            "is a file of prerequisite #42 too",
+        ),
     ],
 )
 def test_base_toml_prerequisite_errors_name_the_key(project, upstream, capsys, table, said):
@@ -219,30 +243,43 @@ def test_export_refuses_a_fork_made_with_other_prerequisites(three, project, ups
     assert "applied with the upstream prerequisites none, but patches/base.toml lists #42" in out
 
 
-def test_rebase_onto_a_commit_that_contains_it_drops_it(prereq, project, upstream, capsys):
+def test_rebase_onto_a_commit_that_contains_it_keeps_its_table_for_the_ports(
+    prereq, project, upstream, tmp_path, capsys
+):
+    """Upstream merged #42 and moved fuser.py on since (prereq F1, F2): the rebase takes the
+    new commit as containing #42 (no commit below the series), and the table stays, for the
+    bases that lack it (a port target): a port still gets #42's file."""
     toml = project / "patches" / "base.toml"
     make_series(project, upstream, [OTHER, ON_POST])
     before = {p.name: p.read_bytes() for p in prereq.dir.glob("*.patch")}
-    old = prereq.base_commit
-    without = toml.read_text().replace(BLOCK.format(release="9.9.10"), "")
-    # Upstream merged #42, and has moved fuser.py on since: the pick is empty all the same.
-    moved_on = "# Since #42.\n" + POST
-    new = commit(upstream, {FUSER_PATH: moved_on}, "Cache fused ops (#42)")
+    old, old_toml = prereq.base_commit, toml.read_text()
+    commit(upstream, {FUSER_PATH: POST}, "Upstream caches fused ops")  # another title
+    moved_on = POST.replace('"""Toy fuser."""', '"""Toy fuser, cached."""')
+    new = commit(upstream, {FUSER_PATH: moved_on}, "Reword the docstring")
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
     assert rc == 0, out
-    assert "upstream prerequisite #42" in out and "dropped" in out
-    assert toml.read_text() == without.replace(old, new)  # the table gone, nothing else
-    assert "prerequisite" not in tomllib.loads(toml.read_text())
+    assert "upstream prerequisite #42: " in out and "contains it" in out and "stays" in out
+    assert toml.read_text() == old_toml.replace(old, new)  # the commit line, nothing else
     fork = project / "fork"
     state = read_state(fork)
-    assert (state.upstream, state.base, state.prerequisites) == (new, new, {})
-    assert sh("git", "rev-list", "--count", f"{new}..HEAD", cwd=fork).strip() == "2"
+    assert (state.upstream, state.base, state.prerequisites) == (new, new, {"42": ""})
     after = {p.name: p.read_bytes() for p in prereq.dir.glob("*.patch")}
-    assert sorted(after) == sorted(before) == prereq.names()
     first, second = prereq.names()
     assert after[first] == before[first]  # other.py did not move
     assert f"index {blob_id(moved_on.encode())}..".encode() in after[second]
     assert te("export")[0] == 0
+    # The same base.toml builds a fresh fork/ on the moved-on commit (no commit for #42) ...
+    make_tree(Series(project / "patches", project), tmp_path / "fresh", te_src=upstream)
+    assert read_state(tmp_path / "fresh").prerequisites == {"42": ""}
+    # ... and a release without #42 (the base's files) still gets #42's file first.
+    base = tmp_path / "base"
+    sh("git", "clone", "-q", str(upstream), str(base), cwd=tmp_path)
+    sh("git", "checkout", "-q", old, cwd=base)
+    wheel = make_wheel(base, tmp_path / "w", version="10.0.0")
+    dest = tmp_path / "pypi"
+    core.init_pypi_base(dest, wheel, "10.0.0")
+    assert core.apply_prerequisites(dest, Series(project / "patches", project))["42"]
+    assert (dest / FUSER_PATH).read_text() == POST
 
 
 def test_rebase_onto_a_commit_that_lacks_it_keeps_it(prereq, project, upstream, tmp_path, capsys):
@@ -253,7 +290,7 @@ def test_rebase_onto_a_commit_that_lacks_it_keeps_it(prereq, project, upstream, 
     new = commit(upstream, {"transformer_engine/pytorch/new.py": "NEW = 1\n"}, "Upstream news")
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
     assert rc == 0, out
-    assert "upstream prerequisite #42: still needed, re-applied" in out
+    assert "upstream prerequisite #42: still needed, applied" in out
     assert toml.read_text() == old_toml.replace(old, new)
     fork = project / "fork"
     state = read_state(fork)
@@ -273,8 +310,10 @@ def test_rebase_stops_when_the_prerequisite_conflicts(prereq, project, upstream,
     toml = (project / "patches" / "base.toml").read_text()
     commit(upstream, {FUSER_PATH: FUSER + "\n\nLIMIT = 3\n"}, "Upstream limit")
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
-    assert rc == 2 and "upstream prerequisite #42" in out and "conflicts with" in out
-    assert FUSER_PATH in out and "Nothing was changed" in out
+    assert (
+        rc == 2 and "upstream prerequisite #42" in out and "nothing shows that it contains" in out
+    )
+    assert FUSER_PATH in out
     assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
     assert (project / "patches" / "base.toml").read_text() == toml
     assert read_state(fork).rebase_onto is None
@@ -290,26 +329,31 @@ def test_rebase_stops_where_apply_could_not_rebuild_the_prerequisite(
     commit(upstream, {FUSER_PATH: "# A header.\n" + FUSER}, "Upstream header")
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
     assert rc == 2 and "neither its pre-image" in out and FUSER_PATH in out
+    assert read_state(project / "fork").rebase_onto is None
     assert sh("git", "rev-parse", "HEAD", cwd=project / "fork").strip() == head
 
 
-def test_rebase_keeps_a_prerequisite_the_new_commit_lacks_though_the_old_had_it(
+def test_rebase_applies_a_prerequisite_the_new_commit_lacks_though_the_old_had_it(
     project, upstream, capsys
 ):
     move_upstream(project, upstream, {FUSER_PATH: POST})
     add_prerequisite(project, upstream)
     make_series(project, upstream, [OTHER])
-    commit(upstream, {FUSER_PATH: FUSER}, "Revert #42")
+    new = commit(upstream, {FUSER_PATH: FUSER}, "Revert #42")
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
-    assert rc == 2 and "lacks upstream prerequisite #42" in out and "Nothing was changed" in out
+    assert rc == 0 and "upstream prerequisite #42: still needed, applied" in out, out
+    fork = project / "fork"
+    state = read_state(fork)
+    assert state.upstream == new and state.prerequisites["42"] == state.base != new
+    assert log(fork, state.base, "%s") == SUBJECT
 
 
 @pytest.mark.parametrize("layout", ["inline", "files-elsewhere"])
-def test_rebase_refuses_a_base_toml_it_cannot_edit_before_moving(
+def test_rebase_leaves_prerequisite_tables_alone_in_any_layout(
     prereq, project, upstream, capsys, layout
 ):
-    """Valid TOML whose prerequisite removing its lines cannot take out (an inline array; a
-    [prerequisite.files] far from its header): the rebase stops before anything moves."""
+    """Valid TOML in other layouts (an inline array; a [prerequisite.files] far from its
+    header): a rebase onto a commit that contains #42 edits the commit line only."""
     make_series(project, upstream, [OTHER])
     toml = project / "patches" / "base.toml"
     rest = toml.read_text().replace(BLOCK.format(release="9.9.10"), "")
@@ -322,14 +366,13 @@ def test_rebase_refuses_a_base_toml_it_cannot_edit_before_moving(
         text = rest.replace("[pypi]", TABLE + "\n[pypi]") + f"\n[prerequisite.files]\n{PINS}\n"
     toml.write_text(text)
     save(project)
+    old = prereq.base_commit
     assert Series(project / "patches", project).prerequisites == prereq.prerequisites
-    fork = project / "fork"
-    head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
-    commit(upstream, {FUSER_PATH: POST}, "Cache fused ops (#42)")
+    new = commit(upstream, {FUSER_PATH: POST}, "Cache fused ops (#42)")
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
-    assert rc == 2 and "cannot take the [[prerequisite]] table(s) of #42 out" in out
-    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
-    assert toml.read_text() == text and read_state(fork).rebase_onto is None
+    assert rc == 0, out
+    assert toml.read_text() == text.replace(old, new)
+    assert read_state(project / "fork").prerequisites == {"42": ""}
 
 
 def test_pr_refuses_while_the_base_lacks_a_prerequisite(prereq, project, upstream, capsys):
@@ -351,7 +394,7 @@ def test_pr_refuses_while_the_base_lacks_a_prerequisite(prereq, project, upstrea
 
 @pytest.mark.parametrize("direction", ["backport", "forward"])
 def test_port_applies_the_prerequisite_to_a_release_with_the_pre_image(
-    project, upstream, tmp_path, direction
+    project, upstream, tmp_path, direction, capsys
 ):
     """backport: the base release has #42 (like 2.20.2), the target lacks it (like 2.19.0):
     the port gives the target #42's files first, then the 3-way merge. forward: the base
@@ -373,10 +416,14 @@ def test_port_applies_the_prerequisite_to_a_release_with_the_pre_image(
         assert state.prerequisites == {"42": state.target}
     else:
         assert state.prerequisites == {"42": ""} and state.target == state.upstream
-    # --out writes the ported series only, never the prerequisite.
-    assert te("port", "--release", "10.0.0", "--out", str(tmp_path / "out"))[0] == 0
+    # --out writes the ported series only, never the prerequisite; a backport says that
+    # #42 comes first (prereq F11).
+    rc, said = te("port", "--release", "10.0.0", "--out", str(tmp_path / "out"), capsys=capsys)
+    assert rc == 0
     out = sorted((tmp_path / "out" / "10.0.0").glob("*.patch"))
     assert len(out) == 2 and not any(SUBJECT in p.read_text() for p in out)
+    first = f"start from upstream prerequisite #42 ({SUBJECT!r}), which 10.0.0 lacks"
+    assert (first in said) == (direction == "backport"), said
 
 
 def test_check_and_range_diff_build_on_the_prerequisites(project, upstream, tmp_path, capsys):
@@ -395,3 +442,97 @@ def test_check_and_range_diff_build_on_the_prerequisites(project, upstream, tmp_
     rc, out = te("range-diff", "HEAD~2", "--te-src", str(upstream), capsys=capsys)
     assert rc == 0, out
     assert "1:  " in out and "-:  ------- > 2:" in out and SUBJECT not in out
+
+
+def test_a_base_whose_history_has_a_revised_merge_contains_it(prereq, project, upstream, capsys):
+    """Upstream merged #42 in a revised form (another blob), titled as the table says: the
+    base contains it; no commit is made, the series goes on top (prereq F2)."""
+    revised = POST.replace("CACHE = {}", "CACHE: dict = {}")
+    move_upstream(project, upstream, {FUSER_PATH: revised})
+    sh("git", "commit", "-q", "--amend", "-m", SUBJECT, cwd=upstream)
+    toml = project / "patches" / "base.toml"
+    head = sh("git", "rev-parse", "HEAD", cwd=upstream).strip()
+    toml.write_text(re.sub(r'commit = "[0-9a-f]+"', f'commit = "{head}"', toml.read_text()))
+    save(project)
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    assert read_state(project / "fork").prerequisites == {"42": ""}
+
+
+def test_export_refuses_a_fork_made_with_other_pins_of_the_same_prerequisite(
+    prereq, project, upstream, capsys
+):
+    """A colleague changed #42's post-image in base.toml (prereq F6): fork/'s commit of #42
+    is not what the table pins, so export refuses and writes nothing."""
+    make_series(project, upstream, [ON_POST])
+    before = {p.name: p.read_bytes() for p in prereq.dir.glob("*.patch")}
+    toml = project / "patches" / "base.toml"
+    toml.write_text(toml.read_text().replace(blob_id(POST.encode()), "2" * 40))
+    save(project)
+    commit(project / "fork", {"tests/d.py": "D = 1\n"}, GOOD_MSG.replace("Make route", "Add d"))
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "another upstream prerequisite #42" in out and "2" * 40 in out, out
+    assert {p.name: p.read_bytes() for p in prereq.dir.glob("*.patch")} == before
+
+
+@pytest.mark.parametrize("setting", ["autocrlf = input", "autocrlf = true", "safecrlf = true"])
+def test_a_prerequisite_with_crlf_lines_gets_its_blob_under_any_autocrlf(
+    project, upstream, isolated, capsys, setting
+):
+    """te-series commits the release's file itself: the user's core.autocrlf must not
+    convert its carriage returns (the commit would not be the post-image)."""
+    post = POST.replace("CACHE = {}\n", "CACHE = {}\r\n")
+    add_prerequisite(project, upstream, post=post)
+    toml = project / "patches" / "base.toml"
+    toml.write_text(toml.read_text().replace(blob_id(POST.encode()), blob_id(post.encode())))
+    save(project)
+    isolated.write_text(f"[core]\n\t{setting}\n")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    isolated.write_text("")
+    assert rc == 0, out
+    fork = project / "fork"
+    below = read_state(fork).prerequisites["42"]
+    assert sh("git", "rev-parse", f"{below}:{FUSER_PATH}", cwd=fork).strip() == blob_id(
+        post.encode()
+    )
+
+
+def test_the_advice_for_a_moved_prerequisite_commit_puts_the_series_back(
+    prereq, project, upstream, capsys
+):
+    """issue 17 item 5: the advice names what it leaves, and following it gets export going."""
+    make_series(project, upstream, [OTHER])
+    fork = project / "fork"
+    state = read_state(fork)
+    sh("git", "rebase", "-q", "--onto", state.upstream, state.base, "series", cwd=fork)
+    rc, out = te("status", capsys=capsys)
+    assert "HEAD does not descend from the series' base" in out, out  # prereq F9
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "reset --keep series@{N}" in out and "reset --hard" not in out, out
+    assert "git -C fork log series@{N}..HEAD" in out
+    sh("git", "reset", "-q", "--keep", "series@{1}", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and "unchanged" in out, out
+
+
+def test_range_diff_says_an_old_version_was_written_without_the_prerequisite(
+    project, upstream, capsys
+):
+    """prereq F7, tool-review-v6 #17: a revision whose base.toml lists #42 while its patches
+    were written without it: the error names the revision and why it cannot apply."""
+    make_series(project, upstream, [THREE[1]])  # fuser.py from its pre-image
+    add_prerequisite(project, upstream)  # this commit: the table, and the old patches
+    rc, out = te("range-diff", "HEAD", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "at HEAD: the old version does not apply" in out, out
+    assert f"{FUSER_PATH} at blob {blob_id(FUSER.encode())}" in out
+    assert "written on the base without #42" in out
+
+
+def test_a_prerequisite_path_that_is_a_folder_is_named_as_one(project, upstream, capsys):
+    """prereq F8: a folder pinned as a file is called a folder (a tree), not a blob."""
+    add_prerequisite(project, upstream)
+    toml = project / "patches" / "base.toml"
+    toml.write_text(toml.read_text().replace(f'"{FUSER_PATH}"', '"transformer_engine/pytorch"'))
+    save(project)
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "transformer_engine/pytorch is a tree" in out and "not a file" in out, out

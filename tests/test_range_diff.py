@@ -53,3 +53,12 @@ def test_range_diff_out_is_checked_before_any_work(three, project, upstream, cap
     save(project, "notes")
     rc, text = te("range-diff", "HEAD", "--out", str(project / "notes.md"), capsys=capsys)
     assert rc == 2 and "a file tracked in this checkout" in text
+
+
+def test_range_diff_names_an_absolute_link_in_patches(three, project, upstream, capsys):
+    """tool-review-v6 #5: one message naming the entry, no traceback."""
+    (project / "patches" / "notes.md").symlink_to(project / "README.absent")
+    save(project, "an absolute link")
+    rc, out = te("range-diff", "HEAD", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "at HEAD:" in out and "notes.md" in out, out
+    assert "internal error" not in out and "Traceback" not in out

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 
-from te_series.core import read_state
+import os
+
+from te_series.core import read_state, write_state
 from series_helpers import (
     FUSER,
     commit,
+    move_upstream,
+    msg,
     patch_bytes,
     save,
     sh,
@@ -136,3 +140,97 @@ def test_rebase_refuses_what_export_would_refuse_before_moving(three, project, u
     assert rc == 2 and f"an export now would drop {names[2]}" in out
     assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
     assert read_state(fork).rebase_onto is None
+
+
+def rebased_by_git_only(project, upstream) -> str:
+    """fork/ as a Ctrl-C leaves it after te-series rebase's git rebase, before its writes;
+    returns the old HEAD."""
+    fork = project / "fork"
+    old = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    state = read_state(fork)
+    new = commit(upstream, {"README": "upstream news\n"}, "Upstream news")
+    sh("git", "fetch", "-q", "origin", cwd=fork)
+    sh("git", "rebase", "-q", "--onto", new, state.base, "series", cwd=fork)
+    state.rebase_onto, state.rebase_from = new, old
+    write_state(fork, state)
+    return old
+
+
+def test_rebase_abort_after_its_git_part_finished_and_a_file_was_touched(
+    three, project, upstream, capsys
+):
+    """prereq F10: a stale index (a file touched since, same content) is no edit."""
+    fork = project / "fork"
+    old = rebased_by_git_only(project, upstream)
+    target = fork / "README"  # a file the reset must change
+    target.write_bytes(target.read_bytes())
+    os.utime(target, (1, 1))
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 0, out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == old
+
+
+def test_status_of_a_rebase_whose_git_part_finished(three, project, upstream, capsys):
+    """prereq F9: no git rebase is in progress, so status does not send you to one."""
+    rebased_by_git_only(project, upstream)
+    rc, out = te("status", capsys=capsys)
+    assert (
+        "te-series rebase --continue (or --abort)" in out and "rebase --continue, then" not in out
+    )
+    assert te("rebase", "--continue")[0] == 0  # what status says: it finishes
+
+
+def test_rebase_names_a_te_src_that_is_no_checkout(three, project, tmp_path, capsys):
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(tmp_path / "nope"), capsys=capsys)
+    assert rc == 2 and "is not a git checkout of TE" in out and "Errno" not in out, out
+
+
+def test_a_half_made_am_is_named_as_an_am(three, project, capsys):
+    """prereq F4 (a): git am killed before it wrote rebase-apply/applying is an am, whose
+    abort (the advice) clears it."""
+    fork = project / "fork"
+    (fork / ".git" / "rebase-apply").mkdir()
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "has a git am in progress" in out, out
+    sh("git", "am", "--abort", cwd=fork)
+    assert te("export", "--dry-run")[0] == 0
+
+
+def test_rebase_follows_a_base_toml_moved_by_a_pull(three, project, upstream, capsys):
+    """tool-review-v6 #10: export says to rebase fork/ onto base.toml's new commit, and that
+    rebase goes through."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))  # unexported work
+    new = move_upstream(project, upstream, {"README": "news\n"})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"te-series rebase --onto {new[:12]} --te-src PATH" in out, out
+    commit(upstream, {"README": "later\n"}, "Later")  # main moves on: not base.toml's
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "base.toml moved since fork/ was made" in out, out  # it would undo it
+    rc, out = te("rebase", "--onto", new[:12], "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    assert read_state(fork).upstream == new and three.base_commit == new
+    assert "add 0004-PyTorch-Add-d.patch" in out
+    assert {k: v for k, v in patch_bytes(three).items() if k in before} == before
+
+
+def test_a_rebase_that_stops_without_a_conflict_says_so(three, project, upstream, capsys):
+    """prereq F5: a stale index.lock is no conflict; after removing it, --continue goes on."""
+    names = three.names()
+    commit(upstream, {"transformer_engine/pytorch/fuser.py":
+                      FUSER.replace("tuple(values)", "set(values)")}, "Upstream sets")  # fmt: skip
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    fork = project / "fork"
+    (fork / "transformer_engine/pytorch/fuser.py").write_text(
+        FUSER.replace("tuple(values)", "list(values)")
+    )
+    sh("git", "add", "-A", cwd=fork)
+    (fork / ".git" / "index.lock").write_text("")
+    capsys.readouterr()
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 2 and "no file has conflict markers" in out and "conflicts in" not in out, out
+    assert "index.lock" in out
+    (fork / ".git" / "index.lock").unlink()
+    assert te("rebase", "--continue")[0] == 0
+    assert three.names() == names

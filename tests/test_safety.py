@@ -108,15 +108,15 @@ def interrupt_nth(monkeypatch, name: str, n: int) -> None:
         return real(*a, **k)
 
     monkeypatch.setattr(core, name, fake)
+    return lambda: monkeypatch.setattr(core, name, real)
 
 
 def interrupted_apply(project, upstream, monkeypatch) -> Path:
     """A fresh apply interrupted (Ctrl-C) in the second git am; returns fork/."""
     shutil.rmtree(project / "fork")
-    interrupt_nth(monkeypatch, "am", 2)
+    restore = interrupt_nth(monkeypatch, "am", 2)
     assert te("apply", "--te-src", str(upstream))[0] == 130
-    monkeypatch.undo()
-    monkeypatch.setenv("TE_SERIES_ROOT", str(project))
+    restore()  # only that: monkeypatch.undo() would undo the isolation from ~/.gitconfig
     return project / "fork"
 
 
@@ -142,10 +142,9 @@ def test_continue_after_interrupt_before_the_note_takes_am_commit(
 ):
     before = patch_bytes(three)
     shutil.rmtree(project / "fork")
-    interrupt_nth(monkeypatch, "set_note", 2)  # git am made commit 2, its note is missing
+    restore = interrupt_nth(monkeypatch, "set_note", 2)  # am made commit 2, no note yet
     assert te("apply", "--te-src", str(upstream))[0] == 130
-    monkeypatch.undo()
-    monkeypatch.setenv("TE_SERIES_ROOT", str(project))
+    restore()
     fork = project / "fork"
     own = commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))  # after the am commit
     assert te("apply", "--continue")[0] == 0
@@ -216,16 +215,6 @@ def test_terminal_ctrl_c_during_export_leaves_patches_whole(three, project, tmp_
     )
 
 
-def test_git_killed_by_ctrl_c_is_an_interruption(tmp_path, monkeypatch):
-    shim = tmp_path / "shim"
-    shim.mkdir()
-    (shim / "git").write_text("#!/bin/sh\nkill -INT $$\n")
-    (shim / "git").chmod(0o755)
-    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
-    with pytest.raises(KeyboardInterrupt):
-        core.git("status", cwd=tmp_path)
-
-
 def test_nested_no_interrupt_holds_ctrl_c_to_the_outer_end():
     done = []
     with pytest.raises(KeyboardInterrupt):
@@ -243,10 +232,10 @@ def test_continue_swaps_in_a_complete_rebuild(three, project, upstream, capsys, 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
+    real = core.swap_in
     monkeypatch.setattr(core, "swap_in", interrupted)
     assert te("apply", "--force", "--te-src", str(upstream))[0] == 130
-    monkeypatch.undo()
-    monkeypatch.setenv("TE_SERIES_ROOT", str(project))
+    monkeypatch.setattr(core, "swap_in", real)
     assert read_state(project / "fork.new").complete
     rc, out = te("apply", "--continue", capsys=capsys)
     assert rc == 0, out
@@ -558,13 +547,13 @@ def test_ctrl_c_during_export_says_patches_are_written_whole(three, project, cap
     from te_series import export as export_mod
 
     sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=project / "fork")
-    real = export_mod.write_atomic
+    real = export_mod.write_all
 
-    def write_then_interrupt(path, data):
-        real(path, data)
+    def write_then_interrupt(root, files):  # Ctrl-C while the patch files are written
+        real(root, files)
         os.kill(os.getpid(), signal.SIGINT)
 
-    monkeypatch.setattr(export_mod, "write_atomic", write_then_interrupt)
+    monkeypatch.setattr(export_mod, "write_all", write_then_interrupt)
     rc, out = te("export", capsys=capsys)
     assert rc == 130 and "interrupted (Ctrl-C)" in out
     assert "patches/ is written all at once or not at all." in out

@@ -69,3 +69,21 @@ def test_wrapper_works_on_its_own_checkout_despite_te_series_root(project, upstr
     assert proc.returncode == 0, proc.stderr
     assert "fork/: 1 of 1 patch(es) of patches/ applied (complete)" in proc.stdout
     assert f"ignoring TE_SERIES_ROOT={other}" in proc.stderr
+
+
+def test_a_copied_checkout_runs_its_own_code(project, tmp_path):
+    """tool-review-v6 #26: the wrapper runs the src/ next to it, not the one a venv's
+    editable install points at."""
+    shutil.copy2(ROOT_DIR / "te-series", project / "te-series")
+    (project / ".venv" / "bin").mkdir(parents=True)
+    py = project / ".venv" / "bin" / "python"
+    py.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    py.chmod(0o755)
+    own = project / "src" / "te_series"
+    own.mkdir(parents=True)
+    (own / "__init__.py").write_text("")
+    (own / "__main__.py").write_text("print('the copy runs its own code')\n")
+    env = {k: v for k, v in os.environ.items() if k != "TE_SERIES_ROOT"}
+    proc = subprocess.run([str(project / "te-series"), "status"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    assert "the copy runs its own code" in proc.stdout, proc.stderr

@@ -41,6 +41,7 @@ from .core import (
     rel,
     report_absent,
     set_note,
+    settle,
     swap_in,
     tree_verbs,
     write_state,
@@ -86,6 +87,16 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed, swapped_old: bool)
             f"{state.patches_dir}/series, commit that, and rebuild ({verbs['rebuild']}); "
             f"or skip it: {skip}.\n"
         )
+    elif kind == "converted":
+        folder = state.patches_dir
+        text += (
+            f"{folder}/{state.failed} has CRLF line ends from its first line on: a checkout "
+            f"converted it (core.autocrlf=true?), and git am cannot apply it so. The patch "
+            f"files are bytes: {folder}/.gitattributes (* -text) keeps them as committed. "
+            f"Write them again as committed (this drops uncommitted edits in {folder}/: commit "
+            f"or stash those first): git rm -r -q --cached {folder} && git checkout HEAD -- "
+            f"{folder}; then rebuild ({verbs['rebuild']}).\n"
+        )
     elif kind == "unapplied":
         text += (
             f"Nothing of {state.failed} was applied (no conflict markers: git found no base "
@@ -109,6 +120,9 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
     name_ = rel(tree, root)
     if state is None:
         raise SeriesError(f"{name_}/ was not made by te-series apply; nothing to continue")
+    if settle(tree, state) != state:  # a Ctrl-C after a patch's note, before its record
+        state = settle(tree, state)
+        write_state(tree, state)
     verbs = tree_verbs(tree, state)
     if state.complete:
         if tree.name.endswith(".new"):

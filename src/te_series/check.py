@@ -28,6 +28,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .core import (
+    git,
     IDENTITY_RE,
     PYPI_PREFIX,
     Series,
@@ -244,10 +245,18 @@ def try_each(
         progress(f"[{i}/{len(names)}] {name}")
         if preimages:
             problems += stale_preimages(tree, series.dir / name, preimages)
+        before = git("rev-parse", "HEAD", cwd=tree).strip()
         proc = am(tree, series.dir / name, include)
         if proc.returncode != 0:
             problems.append(failure_detail(tree, series.dir / name, include, proc).rstrip())
             abort_am(tree)
+            continue
+        if git("rev-parse", "HEAD", cwd=tree).strip() == before:  # as apply_patches sees it
+            problems.append(
+                f"patch {name} makes no commit: its change is already in the tree (the base "
+                "or an earlier patch has it), so apply stops on it. Take it out of the series "
+                "or give it its own change."
+            )
             continue
         touched = [f.path for f in read_patch(series.dir / name).files if f.new_blob]
         if run_style:

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 import tomllib
 import zipfile
@@ -64,7 +65,8 @@ class PatchFailed(SeriesError):
 
     The message names the patch, file and hunk and quotes git; the caller adds where the
     tree is and how to go on. `kind` says what happened: "conflict" (conflict markers in
-    the tree), "unapplied" (nothing of the patch was applied), "already" (git am made no
+    the tree), "unapplied" (nothing of the patch was applied), "converted" (the patch file's
+    lines end in CRLF: a checkout converted it), "already" (git am made no
     commit: the change is already in the tree) or "empty" (the patch has no diff).
     """
 
@@ -156,6 +158,9 @@ def no_interrupt():
         finally:
             _HOLD["depth"] -= 1
         return
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only
+        return
     caught = []
     old = signal.signal(signal.SIGINT, lambda *_: caught.append(1))
     _HOLD["depth"] = 1
@@ -164,19 +169,16 @@ def no_interrupt():
     finally:
         _HOLD["depth"] = 0
         signal.signal(signal.SIGINT, old)
-    if caught:
+    # A SIGINT that was ignored before (nohup, `cmd &` in a script) stays ignored.
+    if caught and old is not signal.SIG_IGN:
         raise KeyboardInterrupt
-
-
-def holding_interrupts() -> bool:
-    return _HOLD["depth"] > 0
 
 
 def read_text(path: Path, root: Path | None = None) -> str:
     """A project text file as UTF-8; an error naming the file, line and byte when it is not."""
     data = Path(path).read_bytes()
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # an editor's byte-order mark
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
@@ -197,24 +199,43 @@ def write_atomic(path: Path, data: bytes) -> None:
 # --------------------------------------------------------------------------- git
 
 
-# Settings every git the tool runs gets, whatever the user's config (global or the work
-# tree's own) says: the user's signing, hooks (core.hooksPath, .git/hooks), git attributes
-# outside the tree (core.attributesFile, ~/.config/git/attributes; the system's are off
-# through GIT_ATTR_NOSYSTEM) and message encodings must not change what am, rebase and
-# format-patch make. A tree's own .gitattributes still count (they are part of TE);
-# .git/info/attributes is refused where it would change a patch (refuse_info_attributes).
-GIT_OVERRIDES = (
-    "-c",
-    "commit.gpgsign=false",
-    "-c",
-    f"core.hooksPath={os.devnull}",
-    "-c",
-    f"core.attributesFile={os.devnull}",
-    "-c",
-    "i18n.commitEncoding=UTF-8",
-    "-c",
-    "i18n.logOutputEncoding=UTF-8",
-)
+# Settings every git the tool runs gets, whatever the user's config (global, system or the
+# work tree's own) says: nothing of the user's may change what am, format-patch, rebase,
+# notes and log make or print. Signing, hooks (core.hooksPath, .git/hooks), git attributes
+# outside the tree (core.attributesFile; the system's are off through GIT_ATTR_NOSYSTEM),
+# message encodings, whitespace fixing (apply.whitespace=fix rewrites patch content),
+# line-ending conversion (core.autocrlf rewrites a file te-series commits), notes rewriting
+# (the patch names ride on notes through the tool's rebase). Each is tested
+# (tests/test_git_isolation.py). A tree's own .gitattributes still count (they are part of
+# TE); .git/info/attributes is refused where it would change a patch
+# (refuse_info_attributes).
+PINNED = {
+    "commit.gpgsign": "false",
+    "core.hooksPath": os.devnull,
+    "core.attributesFile": os.devnull,
+    "i18n.commitEncoding": "UTF-8",
+    "i18n.logOutputEncoding": "UTF-8",
+    "apply.whitespace": "nowarn",
+    "core.autocrlf": "false",
+    "notes.rewrite.rebase": "true",
+}
+GIT_OVERRIDES = tuple(a for k, v in PINNED.items() for a in ("-c", f"{k}={v}"))
+_LOCAL_ENV: list[str] = []
+
+
+def git_env(extra: dict | None = None) -> dict:
+    """The environment of every git the tool runs: the caller's, less the variables that
+    point git at another repository, index or object store (GIT_DIR, GIT_WORK_TREE,
+    GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY, ...: what `git rev-parse --local-env-vars` lists,
+    as a hook or `git -c` leaves them), plus the tool's identity and `extra`."""
+    if not _LOCAL_ENV:
+        proc = subprocess.run(
+            ["git", "rev-parse", "--local-env-vars"], capture_output=True, text=True,
+            check=False, cwd=os.path.abspath(os.sep),
+        )  # fmt: skip
+        _LOCAL_ENV.extend(proc.stdout.split() or ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"])
+    env = {k: v for k, v in os.environ.items() if k not in _LOCAL_ENV}
+    return {**env, **BOT, "GIT_ATTR_NOSYSTEM": "1", **(extra or {})}
 
 
 def git(
@@ -238,22 +259,27 @@ def git_run(
     cwd: Path | str,
     env: dict | None = None,
     input: str | bytes | None = None,
+    text: bool | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run git, return the finished process (check returncode yourself).
+    """Run git, return the finished process (check returncode yourself): the one door.
 
-    Inside no_interrupt, git runs in a session of its own, out of reach of a terminal's
-    Ctrl-C. A git killed by Ctrl-C outside it is reported as the interruption it is.
+    Every git step runs whole: git runs in a session of its own (a terminal's Ctrl-C does
+    not reach it) and a Ctrl-C meanwhile is held until it has finished, then raised. So the
+    tool is only ever interrupted between two git steps, never inside one (a half-written
+    am, index or checkout). A git killed by SIGINT all the same (kill -INT of git itself) is
+    reported as the interruption it is.
     """
-    proc = subprocess.run(
-        ["git", *GIT_OVERRIDES, *args],
-        cwd=cwd,
-        capture_output=True,
-        text=not isinstance(input, bytes),
-        env={**os.environ, **BOT, "GIT_ATTR_NOSYSTEM": "1", **(env or {})},
-        input=input,
-        check=False,
-        start_new_session=holding_interrupts(),
-    )
+    with no_interrupt():
+        proc = subprocess.run(
+            ["git", *GIT_OVERRIDES, *args],
+            cwd=cwd,
+            capture_output=True,
+            text=not isinstance(input, bytes) if text is None else text,
+            env=git_env(env),
+            input=input,
+            check=False,
+            start_new_session=True,
+        )
     if proc.returncode == -signal.SIGINT:
         raise KeyboardInterrupt
     if proc.returncode < 0:
@@ -279,14 +305,15 @@ def git_path(repo: Path, name: str) -> Path:
 def in_progress(repo: Path) -> str | None:
     """Name a git operation left unfinished in repo (am, rebase, cherry-pick, merge)."""
     rebase_apply = git_path(repo, "rebase-apply")
-    if (rebase_apply / "applying").exists():
-        return "a git am"
+    if rebase_apply.exists() and not (rebase_apply / "rebasing").exists():
+        return "a git am"  # "applying" marks it, but a half-made am dir is an am too
     if rebase_apply.exists() or git_path(repo, "rebase-merge").exists():
         return "a git rebase"
     for head, what in (
         ("CHERRY_PICK_HEAD", "a git cherry-pick"),
         ("REVERT_HEAD", "a git revert"),
         ("MERGE_HEAD", "a git merge"),
+        ("BISECT_LOG", "a git bisect"),
     ):
         if git_path(repo, head).exists():
             return what
@@ -447,6 +474,7 @@ BASE_EXAMPLES = {
 
 
 BLOB_RE = re.compile(r"^[0-9a-f]{40}$")
+RELEASE_RE = re.compile(r"^[0-9][0-9A-Za-z.+!-]*$")  # a PEP 440 version: no glob, no path
 PREREQ_EXAMPLE = """[[prerequisite]]
 pr = 3410
 subject = "Reduce Grouped MLP Fuser CPU Overhead (#3410)"
@@ -679,13 +707,18 @@ class Series:
                 v = t.get(key)
                 if not isinstance(v, str) or not v.strip() or v.strip() != v or "\n" in v:
                     bad(f"{where} {key} = {v!r}", 'is not "..." (a one-line string)')
+                if "\0" in v:
+                    bad(f"{where} {key} = {v!r}", "holds a NUL character")
+            if not RELEASE_RE.match(t["release"]):
+                bad(f"{where} release = {t['release']!r}", 'is not a release number ("2.20.2")')
             files = t.get("files")
             if not isinstance(files, dict) or not files:
                 bad(f"{where} files", "is missing or empty ([prerequisite.files])")
             pins = {}
             for path, ids in files.items():
                 key = f'{where} files."{path}"'
-                if not path.startswith(PYPI_PREFIX) or path.endswith("/"):
+                parts = path.split("/")
+                if not path.startswith(PYPI_PREFIX) or "" in parts or {".", ".."} & set(parts):
                     bad(
                         key,
                         f"is not a file under {PYPI_PREFIX} (it comes from the release's wheel)",
@@ -697,6 +730,9 @@ class Series:
                         bad(f"{key}.{k} = {ids[k]!r}", "is not a full blob id (40 hex digits)")
                 if ids["pre"] == ids["post"]:
                     bad(key, "has pre = post (no change)")
+                other = next((q.pr for q in out if path in q.files), None)
+                if other is not None:
+                    bad(key, f"is a file of prerequisite #{other} too; one table per file")
                 pins[path] = (ids["pre"], ids["post"])
             out.append(Prerequisite(pr, t["subject"], t["release"], pins))
         return out
@@ -714,35 +750,9 @@ def load_series(root: Path | None = None) -> Series:
 HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 
 
-def _drop_tables(lines: list[str], drop: list[int]) -> list[str]:
-    """lines without the [[prerequisite]] tables number `drop` (0-based, in file order): a
-    table runs from its header (and the comment lines right above it) to the next header
-    other than its own sub-tables, less the comment lines right above that header."""
-    heads = [(i, m.group(1), m.group(2)) for i, l in enumerate(lines) if (m := HEADER_RE.match(l))]
-    starts = [i for i, kind, name in heads if kind == "[[" and name == "prerequisite"]
-    cut = set()
-    for k in drop:
-        start = starts[k]
-        end = next(
-            (i for i, _, name in heads if i > start and not name.startswith("prerequisite.")),
-            len(lines),
-        )
-        while end > start + 1 and lines[end - 1].lstrip().startswith("#"):
-            end -= 1
-        while start > 0 and lines[start - 1].lstrip().startswith("#"):
-            start -= 1
-        if end == len(lines):  # the last table: no blank lines left at the end of the file
-            while start > 0 and not lines[start - 1].strip():
-                start -= 1
-        elif start > 0 and lines[start - 1].strip() and not lines[end - 1].strip():
-            end -= 1  # keep one blank line between the tables around it
-        cut.update(range(start, end))
-    return [l for i, l in enumerate(lines) if i not in cut]
-
-
-def base_text_with_commit(series: Series, commit: str, drop: list[int] = ()) -> str:
-    """base.toml's text with its [upstream] commit line pointed at `commit`, one line edited,
-    and the [[prerequisite]] tables of the PRs in `drop` removed; nothing else changes.
+def base_text_with_commit(series: Series, commit: str) -> str:
+    """base.toml's text with its [upstream] commit line pointed at `commit`, one line edited;
+    nothing else changes.
 
     Refuses (before anything is written) a file it cannot edit that way.
     """
@@ -770,39 +780,20 @@ def base_text_with_commit(series: Series, commit: str, drop: list[int] = ()) -> 
             f"({found or 'none found'}) is not `commit = \"<id>\"` in the [upstream] table. "
             f"Write it that way, commit {label}, and run again; nothing was changed."
         )
+    text = "".join(lines)
     want = tomllib.loads(old)
     want["upstream"]["commit"] = commit
-    tables = want.get("prerequisite", [])
-    index = [k for k, t in enumerate(tables) if t.get("pr") in drop]
-    kept = [t for k, t in enumerate(tables) if k not in index]
-    want.pop("prerequisite", None)
-    if kept:
-        want["prerequisite"] = kept
     try:
-        text = "".join(_drop_tables(lines, index))
         ok = tomllib.loads(text) == want
-    except (tomllib.TOMLDecodeError, IndexError):
+    except tomllib.TOMLDecodeError:
         ok = False
-    if not ok and not index:
+    if not ok:
         raise SeriesError(
             f"cannot point {label}'s [upstream] commit at {commit[:12]} by editing its line "
             f'({found}) alone. Write it as `commit = "<id>"` in the [upstream] table, '
             f"commit {label}, and run again; nothing was changed."
         )
-    if not ok:
-        prs = ", ".join(f"#{n}" for n in drop)
-        raise SeriesError(
-            f"cannot take the [[prerequisite]] table(s) of {prs} out of {label} (the new "
-            f"commit {commit[:12]} contains them) by removing their lines alone. Write each "
-            "[[prerequisite]] table with its [prerequisite.files] right below it, commit "
-            f"{label}, and run again; nothing was changed."
-        )
     return text
-
-
-def set_base_commit(series: Series, commit: str) -> None:
-    """Point base.toml's [upstream] commit at `commit`, editing that one line only."""
-    write_atomic(series.base_file, base_text_with_commit(series, commit).encode())
 
 
 # --------------------------------------------------------------------------- wheels
@@ -953,16 +944,48 @@ def parse_diff(text: str) -> list[FileChange]:
     return files
 
 
+class SplitMail(SeriesError):
+    """A patch file that `git mailsplit` reads as more than one mail: git am would make a
+    commit of each. `line` is the file's line that starts the second mail."""
+
+    def __init__(self, text: str, line: str):
+        super().__init__(text)
+        self.line = line
+
+
 def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str, str]:
-    """`git mailinfo` of a patch, as `git am -3 --keep-non-patch` reads it.
+    """A patch read as `git am -3 --keep-cr --keep-non-patch` reads it: `git mailsplit`, then
+    `git mailinfo` of its one mail.
 
     Returns the headers (Author, Email, Subject), the message body and the patch text
-    (decoded as UTF-8; undecodable bytes kept as surrogates, never an error).
+    (decoded as UTF-8; undecodable bytes kept as surrogates, never an error). A file that
+    mailsplit cuts into several mails is refused (SplitMail), naming the line that starts
+    the second one.
     """
     with tempfile.TemporaryDirectory(prefix="te-series-mailinfo-") as tmp:
+        mbox, mails = Path(tmp) / "mbox", Path(tmp) / "mails"
+        mbox.write_bytes(data)
+        mails.mkdir()
+        split = git_run("mailsplit", "--keep-cr", f"-o{mails}", "--", str(mbox), cwd=where)
+        parts = sorted(mails.iterdir())
+        if split.returncode != 0 or not parts:
+            said = split.stderr.strip() or "no mail in it"
+            raise SeriesError(f"git mailsplit cannot read {label}: {said}")
+        if len(parts) > 1:
+            # Each mail keeps its "From " line: the second one's is the line after the first
+            # mail's.
+            at = parts[0].read_bytes().count(b"\n") + 1
+            line = data.split(b"\n")[at - 1].decode("utf-8", "replace").rstrip("\r")
+            raise SplitMail(
+                f"{label} is {len(parts)} mails to git am: its line {at}, {line!r}, looks like "
+                'the first line of a mail ("From <word> <date>"), so git am would make '
+                f"{len(parts)} commits of it and cut the message there. Indent that line of the "
+                "commit message (or write it another way) in fork/ and export again.",
+                line,
+            )
         msg, patch = Path(tmp) / "msg", Path(tmp) / "patch"
         args = ["mailinfo", "-b", "--no-scissors", "--encoding=UTF-8", str(msg), str(patch)]
-        proc = git_run(*args, cwd=where, input=data)
+        proc = git_run(*args, cwd=where, input=parts[0].read_bytes())
         if proc.returncode != 0:
             said = proc.stderr.decode("utf-8", "replace").strip()
             raise SeriesError(f"git mailinfo cannot read {label}: {said}")
@@ -1165,11 +1188,28 @@ def tree_verbs(tree: Path, state: State | None = None) -> dict[str, str]:
     }
 
 
+def settle(tree: Path, state: State) -> State:
+    """The record brought up to the tree: a patch whose commit te-series' git am made and
+    noted counts as applied, though a Ctrl-C came before the record said so (the note is
+    the last git step of a patch, the record the next write). Status and --continue read
+    the tree through this, so neither takes an applied patch for one still to apply."""
+    if state.complete or state.rebase_onto or not is_ancestor(tree, state.base, "HEAD"):
+        return state
+    noted = {n for r in commits(tree, f"{state.base}..HEAD") for n in note_names(tree, r)}
+    applied = state.applied
+    while applied < len(state.patches) and state.patches[applied] in noted:
+        applied += 1
+    if applied == state.applied:
+        return state
+    return dataclasses.replace(state, applied=applied, failed=None)
+
+
 def describe_tree(tree: Path, root: Path) -> str:
     """Where a work tree stands and how to go on, from its recorded state."""
     name = rel(tree, root) + "/"
     try:
         state = read_state(tree)
+        state = state and settle(tree, state)
     except SeriesError as e:
         return f"{name}: {e}"
     if state is None:
@@ -1212,10 +1252,20 @@ def describe_tree(tree: Path, root: Path) -> str:
         lines.append(f"  {stop} {state.patches[state.applied]}; not applied yet: {rest}")
     if busy:
         lines.append(f"  {busy} is in progress in {name}")
-    if state.rebase_onto:
+    if state.rebase_onto and busy == "a git rebase":
         lines.append(
             f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: resolve, "
             f"git -C {name} rebase --continue, then te-series rebase --continue (or --abort)"
+        )
+    elif state.rebase_onto:
+        lines.append(
+            f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: "
+            "te-series rebase --continue (or --abort)"
+        )
+    elif not busy and not is_ancestor(tree, state.base, "HEAD"):
+        lines.append(
+            f"  HEAD does not descend from the series' base {state.base[:12]} (a prerequisite "
+            "or base commit was rewritten?): te-series export refuses and says how to go on"
         )
     elif not state.complete:
         lines.append(
@@ -1386,7 +1436,14 @@ def init_pypi_base(dest: Path, wheel: Path, release: str) -> str:
 
 def prerequisite_needs(repo: Path, rev: str, p: Prerequisite) -> list[str]:
     """The files of prerequisite p that rev lacks (their blob is `pre`); [] when rev contains
-    it (every blob is `post`). Anything else stops, naming the file and the three blob ids."""
+    it. The one rule for every base (git, wheel, ports, rebase's new commit):
+
+    - a file at `pre` lacks it, a file at `post` has it;
+    - a file at another blob has it when rev's history shows p: the file was at `post` in
+      it, or a commit is titled p's subject (upstream's squash merge), as on an upstream
+      main that moved the file on since it merged p;
+    - anything else stops, naming the file and the three blob ids.
+    """
     need = []
     for path, (pre, post) in p.files.items():
         have = git_run("rev-parse", "-q", "--verify", f"{rev}:{path}", cwd=repo).stdout.strip()
@@ -1395,17 +1452,40 @@ def prerequisite_needs(repo: Path, rev: str, p: Prerequisite) -> list[str]:
         if have == pre:
             need.append(path)
             continue
+        kind = git_run("cat-file", "-t", have, cwd=repo).stdout.strip() if have else ""
+        if kind and kind != "blob":
+            raise SeriesError(
+                f"upstream prerequisite #{p.pr}: {path} is a {kind} in {repo.name}/ at "
+                f"{rev[:12]}, not a file; its [prerequisite.files] entry in base.toml must name "
+                "a file (fix the path)."
+            )
+        if _history_has(repo, rev, p, path):
+            continue
         raise SeriesError(
-            f"upstream prerequisite #{p.pr} ({p.subject!r}) cannot be applied to "
-            f"{repo.name}/ at {rev[:12]}: {path} is blob {have or '(no such file)'}, neither "
-            f"its pre-image {pre} (a base without #{p.pr}: te-series writes release "
-            f"{p.release}'s file) nor its post-image {post} (a base that has it). This base "
-            "is not the one base.toml's [[prerequisite]] pins. Use the pinned base (the "
-            "[upstream] commit, or the [pypi] release); if upstream's file moved on, move the "
-            "series with te-series rebase --onto COMMIT (it drops a prerequisite the new "
-            "commit contains); or fix the table's blob ids in base.toml."
+            f"upstream prerequisite #{p.pr} ({p.subject!r}): {repo.name}/ at {rev[:12]} has "
+            f"{path} at blob {have or '(no such file)'}, neither its pre-image {pre} (a base "
+            f"without #{p.pr}, which te-series brings up to it from release {p.release}) nor "
+            f"its post-image {post}; and its history holds neither that post-image nor a "
+            f"commit titled {p.subject!r}, so nothing shows that it contains #{p.pr}: it "
+            f"changed {path} some other way. Use a base with that file at one of the two ids "
+            "(base.toml's [upstream] commit or [pypi] release), or an upstream commit that has "
+            f"#{p.pr} merged (te-series rebase --onto COMMIT). If upstream merged #{p.pr} "
+            "under another title, write that title as the table's subject in base.toml."
         )
     return need
+
+
+def _history_has(repo: Path, rev: str, p: Prerequisite, path: str) -> bool:
+    """Whether rev's history holds p: path at p's post-image blob, or a commit titled p's
+    subject."""
+    post = p.files[path][1]
+    found = git_run("log", "-1", "--format=%H", f"--find-object={post}", rev, "--", path, cwd=repo)
+    if found.returncode == 0 and found.stdout.strip():
+        return True
+    titled = git_run(
+        "log", "--format=%s", "--fixed-strings", f"--grep={p.subject}", rev, cwd=repo
+    ).stdout.splitlines()
+    return p.subject in titled
 
 
 def release_file(series: Series, p: Prerequisite, path: str) -> bytes:
@@ -1421,9 +1501,10 @@ def release_file(series: Series, p: Prerequisite, path: str) -> bytes:
         said = "lacks it" if data is None else f"has blob {blob_id(data)}"
         raise SeriesError(
             f"upstream prerequisite #{p.pr}: {path} of release {p.release} ({wheel}) {said}, "
-            f"not the post-image {post} that base.toml's [[prerequisite]] pins. Delete that "
-            "wheel (a damaged download is fetched again) or fix the table's release and "
-            "blob ids, then run again."
+            f"not the post-image {post} that base.toml's [[prerequisite]] pins. Most likely "
+            f"the table's `release` is not a release that has #{p.pr} as pinned: set it to "
+            "one whose file is the post-image (or fix the blob ids). Only if the wheel is a "
+            "damaged download, delete it (it is fetched again). Then run again."
         )
     return data
 
@@ -1445,7 +1526,10 @@ def apply_prerequisites(repo: Path, series: Series) -> dict[str, str]:
             continue
         progress(f"upstream prerequisite #{p.pr}: {', '.join(need)} from release {p.release}")
         for path in need:
-            (repo / path).write_bytes(release_file(series, p, path))
+            post = p.files[path][1]
+            known = git_run("cat-file", "blob", post, cwd=repo, text=False)
+            data = known.stdout if known.returncode == 0 else release_file(series, p, path)
+            (repo / path).write_bytes(data)
         git("add", "--", *need, cwd=repo)
         git("commit", "-q", "--no-verify", "--cleanup=verbatim", "-m", p.message, cwd=repo,
             env=UPSTREAM)  # fmt: skip
@@ -1585,7 +1669,10 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
             write_state(repo, state)
             text = failure_detail(repo, series.dir / name, include, proc)
             conflicted = git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout
-            raise PatchFailed(text, "conflict" if conflicted.strip() else "unapplied")
+            kind = "conflict" if conflicted.strip() else "unapplied"
+            if (series.dir / name).read_bytes().split(b"\n", 1)[0].endswith(b"\r"):
+                kind = "converted"  # a checkout gave the patch file CRLF line ends
+            raise PatchFailed(text, kind)
         if git("rev-parse", "HEAD", cwd=repo).strip() == before:
             # "No changes -- Patch already applied": git am exits 0 without a commit. Noting
             # HEAD would give the previous patch's commit this patch's name.

@@ -20,6 +20,7 @@ line, a new commit goes after the one before it.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import shlex
 import tempfile
@@ -43,6 +44,7 @@ from .core import (
     in_progress,
     is_ancestor,
     load_series,
+    SplitMail,
     mailinfo,
     no_interrupt,
     note_names,
@@ -50,6 +52,7 @@ from .core import (
     prerequisite_top,
     read_patch,
     read_state,
+    settle,
     rel,
     set_note,
     tree_verbs,
@@ -79,11 +82,16 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
         )
     busy = in_progress(tree)
     if busy:
+        how = {
+            "a git am": f"{verbs['continue']} for a stopped apply, or git -C {name} am --abort",
+            "a git merge": f"git -C {name} merge --abort",
+            "a git bisect": f"git -C {name} bisect reset",
+        }.get(busy, f"git -C {name} {busy.split()[-1]} --continue, or --abort")
         raise SeriesError(
-            f"{name}/ has {busy} in progress. Finish it (e.g. git -C {name} rebase --continue, "
-            f"or {verbs['continue']} for a stopped apply) or abort it, then export again."
+            f"{name}/ has {busy} in progress. Finish or abort it ({how}), then export again."
         )
     state = state or read_state(tree)
+    state = state and settle(tree, state)
     if state is None:
         raise SeriesError(
             f"{name}/ has no te-series apply record, so export cannot tell whether it holds the "
@@ -91,11 +99,18 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
             "backup)."
         )
     verbs = tree_verbs(tree, state)
-    branch = git("rev-parse", "--abbrev-ref", "HEAD", cwd=tree).strip()
+    branch = git_run("symbolic-ref", "-q", "HEAD", cwd=tree).stdout.strip()
+    branch = branch[len("refs/heads/") :] if branch.startswith("refs/heads/") else branch
     if branch != SERIES_BRANCH:
+        has = git_run("rev-parse", "-q", "--verify", f"refs/heads/{SERIES_BRANCH}", cwd=tree)
+        if has.returncode == 0:
+            how = f"check it out (git -C {name} checkout {SERIES_BRANCH})"
+        else:
+            how = f"put the branch back (git -C {name} checkout -b {SERIES_BRANCH})"
+        where = f"on branch {branch!r}" if branch else "on no branch (a detached HEAD)"
         raise SeriesError(
-            f"{name}/ is on {branch!r}, not on {SERIES_BRANCH!r}. Check out {SERIES_BRANCH} "
-            f"(git -C {name} checkout {SERIES_BRANCH}) and export again."
+            f"{name}/ is {where}, not on {SERIES_BRANCH!r}, the branch te-series exports: "
+            f"{how}, then export again."
         )
     if state.kind == "pypi":
         raise SeriesError(
@@ -137,6 +152,15 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     return state
 
 
+def back(name: str) -> str:
+    """How to put the series branch back where it was, saying which commits that leaves."""
+    return (
+        f"git -C {name} reflog {SERIES_BRANCH} shows where it was; git -C {name} reset --keep "
+        f"{SERIES_BRANCH}@{{N}} puts it back, and leaves exactly the commits git -C {name} log "
+        f"{SERIES_BRANCH}@{{N}}..HEAD lists (cherry-pick yours of them back on top)"
+    )
+
+
 def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[str, list[str]]]:
     """The series' commits, base..HEAD, and their noted patch names; refuse history that
     export would get wrong."""
@@ -147,8 +171,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             raise SeriesError(
                 f"{name}/ HEAD does not descend from the ported series ({base[:12]}): a commit "
                 "of the ported series itself was changed (amend, rebase). Port patches go on "
-                f"top of it: undo that (git -C {name} reset --hard ORIG_HEAD, or find the old "
-                f"HEAD in git -C {name} reflog) and commit your change on top. To change the "
+                f"top of it: undo that ({back(name)}) and commit your change on top. To change the "
                 "series itself, edit fork/ and run te-series export."
             )
         below = ""
@@ -158,8 +181,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             below = (
                 " (the top of the upstream prerequisites below the series: a prerequisite "
                 "commit was changed or moved, e.g. by git rebase -i; they stay below the "
-                f"series as te-series made them. Undo that: git -C {name} reset --hard "
-                f"ORIG_HEAD, or find the old HEAD in git -C {name} reflog)"
+                f"series as te-series made them. Undo that: {back(name)})"
             )
         raise SeriesError(
             f"{name}/ HEAD does not descend from the series' base {base[:12]}{below}, so "
@@ -190,9 +212,13 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
         for line in git("log", "--format=%H %ae", f"{base}..HEAD", cwd=tree).splitlines()
     )
     prerequisite = {r for r in revs if authors.get(r) == UPSTREAM["GIT_AUTHOR_EMAIL"]}
-    # Upstream's commits: on a remote-tracking branch or a tag (and not one of the series'
-    # own, which carry notes), or below the first commit that came from a patch.
-    ours = set(git("rev-list", f"{base}..HEAD", "--not", "--remotes", "--tags", cwd=tree).split())
+    # Upstream's commits: on a remote-tracking branch of origin (the TE checkout fork/ was
+    # cloned from; a push of yours to another remote does not make a commit upstream's) or a
+    # tag (and not one of the series' own, which carry notes), or below the first commit
+    # that came from a patch.
+    ours = set(
+        git("rev-list", f"{base}..HEAD", "--not", "--remotes=origin", "--tags", cwd=tree).split()
+    )
     below = []
     if any(noted.values()):
         for r in revs:
@@ -208,7 +234,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             subject = git("log", "-1", "--format=%h %s", r, cwd=tree).strip()
             ref = git(
                 "for-each-ref", "--contains", r, "--count=1", "--format=%(refname:short)",
-                "refs/remotes", "refs/tags", cwd=tree,
+                "refs/remotes/origin", "refs/tags", cwd=tree,
             ).strip()  # fmt: skip
             where = (
                 "an upstream prerequisite, which te-series keeps below the series"
@@ -216,12 +242,23 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
                 else "on " + ref if ref else "below the first series patch"
             )
             said.append(f"{subject} ({where})")
+        top = upstream[-1]
+        if upstream == revs[: len(upstream)]:  # all below the series: take them out at once
+            undo = (
+                f"git -C {name} rebase --onto {base[:12]} {top[:12]} {SERIES_BRANCH} (it "
+                "drops exactly the commit(s) named, which stay on upstream's refs, and keeps "
+                "every other commit)"
+            )
+        else:
+            undo = (
+                f"git -C {name} rebase -i {base[:12]} and delete the lines of exactly the "
+                "commit(s) named"
+            )
         raise SeriesError(
             f"{name}/ has {len(upstream)} upstream commit(s) between the series' base "
             f"{base[:12]} and HEAD: {'; '.join(said)}. It was rebased by hand, and export "
-            f"would write them as patches. Undo that rebase (git -C {name} reset --hard "
-            f"ORIG_HEAD, or find the old HEAD in git -C {name} reflog), then move the series "
-            "with te-series rebase --onto COMMIT. (A new patch of yours below the first series "
+            f"would write them as patches. Take them out: {undo}; then move the series with "
+            "te-series rebase --onto COMMIT. (A new patch of yours below the first series "
             f"patch: move it after that patch with git -C {name} rebase -i, then export.)"
         )
     return revs, noted
@@ -266,10 +303,21 @@ def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) 
     problems = []
     for k, (rev, path) in enumerate(zip(revs, files)):
         author, message = log[3 * k + 1], log[3 * k + 2]
-        headers, body, _ = mailinfo(path.read_bytes(), tree, path.name)
-        got = stripspace(headers.get("Subject", "") + "\n\n" + body)
         want = as_exported(message)
         subject = want.split("\n")[0]
+        try:
+            headers, body, _ = mailinfo(path.read_bytes(), tree, path.name)
+        except SplitMail as e:
+            lines = message.split("\n")
+            i = next((i for i, l in enumerate(lines) if l.rstrip("\r") == e.line), 0)
+            problems.append(
+                f"commit {rev[:12]} ({subject!r}): message line {i + 1}, {e.line!r}: git am "
+                "reads it as the first line of another mail (git mailsplit), so the patch "
+                "would bring back a message that ends above it (and make a commit of the "
+                "rest). Indent that line or write it another way"
+            )
+            continue
+        got = stripspace(headers.get("Subject", "") + "\n\n" + body)
         if got != want:
             w, g = want.split("\n"), got.split("\n")
             i = next((i for i, (a, b) in enumerate(zip(w, g)) if a != b), min(len(w), len(g)))
@@ -292,6 +340,28 @@ def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) 
             "export would write patches that git am reads back differently:\n  "
             + "\n  ".join(problems)
             + f"\nReword the commit(s) (git -C {name} rebase -i, 'reword'), then export again."
+        )
+
+
+def refuse_conflict_markers(tree: Path, root: Path, data: dict[str, bytes]) -> None:
+    """Refuse commits that add git's conflict markers (a `git add -A` of an unresolved
+    conflict): a file of the series that gets both a `<<<<<<< ` and a `>>>>>>> ` line."""
+    found = []
+    for name, blob in data.items():
+        path, marks = None, {}
+        for n, line in enumerate(blob.split(b"\n"), 1):
+            if line.startswith(b"diff --git "):
+                path = line.decode("utf-8", "replace").rsplit(" b/", 1)[-1]
+            elif line.startswith((b"+<<<<<<< ", b"+>>>>>>> ")) and path:
+                marks.setdefault(path, {}).setdefault(line[:2], n)
+        found += [f"{name}: {f} (line {m[b'+<']} of the patch)" for f, m in marks.items()
+                  if len(m) == 2]  # fmt: skip
+    if found:
+        name = rel(tree, root)
+        raise SeriesError(
+            "export would write conflict markers (<<<<<<< and >>>>>>> lines) into the "
+            f"series: {'; '.join(found)}. Resolve them in {name}/ and amend that commit (git "
+            f"-C {name} commit --amend, or rebase -i 'edit'), then export again."
         )
 
 
@@ -322,6 +392,32 @@ class Plan:
         return f.read_text() != self.series_text if f.exists() else bool(self.series_text)
 
 
+def refuse_changed_pins(tree: Path, root: Path, series: Series, state: State) -> None:
+    """Refuse a fork/ whose prerequisite commits are not what base.toml's tables now pin (a
+    colleague changed a table's subject or post-image): its patches would be written against
+    another base than base.toml's."""
+    for p in series.prerequisites:
+        rev = (state.prerequisites or {}).get(str(p.pr))
+        if not rev:
+            continue  # the upstream commit has it: the pins do not make this base
+        have = {path: git_run("rev-parse", "-q", "--verify", f"{rev}:{path}", cwd=tree).stdout
+                for path in p.files}  # fmt: skip
+        odd = [f"{path} is blob {have[path].strip() or '(none)'}, the table pins {post}"
+               for path, (_, post) in p.files.items() if have[path].strip() != post]  # fmt: skip
+        subject = git("log", "-1", "--format=%s", rev, cwd=tree).strip()
+        if subject != p.subject:
+            odd.append(f"its subject is {subject!r}, the table's {p.subject!r}")
+        if odd:
+            raise SeriesError(
+                f"{rel(tree, root)}/ was made with another upstream prerequisite #{p.pr} than "
+                f"{rel(series.base_file, root)} now pins (its commit {rev[:12]}: "
+                f"{'; '.join(odd)}): the series would be exported against another base than "
+                "base.toml's. Rebuild fork/ (te-series apply --force --te-src PATH, which keeps "
+                "the old fork/ whole in a backup) and make your change there again, or restore "
+                "the table (git log -p -- patches/base.toml)."
+            )
+
+
 def plan(
     tree: Path,
     root: Path,
@@ -330,7 +426,6 @@ def plan(
     state: State | None = None,
     base_commit: str | None = None,
     dry: bool = False,
-    prerequisites: list[str] | None = None,
 ) -> Plan:
     """Check everything and compute the export; write nothing.
 
@@ -348,12 +443,14 @@ def plan(
                 f"{rel(tree, root)}/ was applied on {upstream[:12]}, but "
                 f"{rel(series.base_file, root)} says {base_commit[:12]}. Rebuild fork/ "
                 "(te-series apply --force --te-src PATH, which keeps the old fork/ whole in a "
-                "backup), or move it with te-series rebase --onto COMMIT."
+                f"backup), or move it there: te-series rebase --onto {base_commit[:12]} "
+                "--te-src PATH."
             )
-        if prerequisites is None:
-            prerequisites = [str(p.pr) for p in series.prerequisites]
+        prerequisites = [str(p.pr) for p in series.prerequisites]
         had = list(state.prerequisites or {})
-        if sorted(prerequisites) != sorted(had):
+        if sorted(prerequisites) == sorted(had):
+            refuse_changed_pins(tree, root, series, state)
+        else:
             listed = ", ".join(f"#{n}" for n in prerequisites) or "none"
             raise SeriesError(
                 f"{rel(tree, root)}/ was applied with the upstream prerequisites "
@@ -402,6 +499,21 @@ def plan(
         files = format_patch(tree, f"{state.base}..HEAD", Path(tmp))
         check_roundtrip(tree, root, revs, files)
         data = {p.name: p.read_bytes() for p in files}
+    refuse_conflict_markers(tree, root, data)
+    fixups = [
+        line
+        for line in git(
+            "log", "--reverse", "--format=%h %s", f"{state.base}..HEAD", cwd=tree
+        ).splitlines()  # fmt: skip
+        if re.match(r"^\S+ (fixup|squash|amend)! ", line)
+    ]
+    if fixups:
+        name = rel(tree, root)
+        raise SeriesError(
+            f"{name}/ has fixup commit(s) not squashed yet: {'; '.join(fixups)}; export would "
+            f"write each as a patch of its own. Squash them: git -C {name} rebase -i "
+            f"--autosquash {state.base[:12]}, then export again."
+        )
     names = list(data)
     # A rename must not land on another listed patch's file: that file would be overwritten
     # and the renamed one deleted, though --drop named neither.
@@ -539,16 +651,26 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
         # stay. Its list of patches, though, is fork/'s; if that list changed since (lines
         # reordered, say), export would undo that.
         stale.append(p.series.label + " (its list of patches)")
+    unlisted = []
     for n, new in touched.items():
         if n == p.series.series_file.name:
             continue
         path = p.series.dir / n
         now = blob_id(path.read_bytes()) if path.is_file() else ""
-        if now != record.get(n, "") and now != (blob_id(new) if new is not None else ""):
+        if now and n not in record and n not in p.state.patches and n not in p.series.names():
+            unlisted.append(rel(path, root))
+        elif now != record.get(n, "") and now != (blob_id(new) if new is not None else ""):
             stale.append(rel(path, root))
+    said = []
+    if unlisted:
+        said.append(
+            f"{', '.join(unlisted)} exist(s) but is in no series: export would write a "
+            f"patch of {name}/ over it. Move it away (git mv, or git rm if it is not needed), "
+            "commit that, and export again."
+        )
     if not stale:
-        return []
-    return [
+        return said
+    return said + [
         f"{', '.join(stale)} changed since {name}/ was made from it (a git pull, a "
         f"colleague's commit, or an edit of yours): export would write {name}/'s version "
         f"over it and undo that change. Either rebuild {name}/ from the files as they are now "
@@ -577,14 +699,22 @@ def uncommitted(root: Path, p: Plan) -> list[str]:
     if not status.strip():
         return []
     name = rel(p.tree, root)
-    return [
-        "export would overwrite or delete files with uncommitted edits:\n"
-        + status.rstrip()
-        + f"\nThose edits are not in {name}/. To keep them, commit them (git add "
-        f"{rel(d, root)} && git commit) and rebuild {name}/ from them "
-        f"({tree_verbs(p.tree, p.state)['rebuild']}); to throw them away, git checkout -- "
-        f"{rel(d, root)}. Then export again; `git diff` shows the edits."
-    ]
+    record = p.state.recorded or {}
+    made_from = all(blob_id(f.read_bytes()) == record.get(f.name) for f in touched if f.is_file())
+    if made_from:  # apply ran after the edits: fork/ holds them
+        how = (
+            f"{name}/ was made from these edits, so it holds them: commit them first (git add "
+            f"{rel(d, root)} && git commit), then export again."
+        )
+    else:
+        how = (
+            f"Those edits are not in {name}/. To keep them, commit them (git add "
+            f"{rel(d, root)} && git commit) and rebuild {name}/ from them "
+            f"({tree_verbs(p.tree, p.state)['rebuild']}); to throw them away, git checkout -- "
+            f"{rel(d, root)}. Then export again; `git diff` shows the edits."
+        )
+    return ["export would overwrite or delete files with uncommitted edits:\n" + status.rstrip()
+            + "\n" + how]  # fmt: skip
 
 
 def merge_series(entries, slot: dict[str, int], owner: list[str | None], names: list[str]) -> str:
@@ -626,18 +756,20 @@ def write(root: Path, p: Plan, extra: dict[Path, bytes] | None = None) -> None:
     if the machine dies halfway, every commit is still found; then the files; then the
     notes and the record settle on the new names.
     """
+    files = {p.series.dir / n: p.data[n] for n in p.changed + p.added}
+    if p.series_changed:
+        text = p.series_text
+        if p.series.series_file.is_file() and b"\r\n" in p.series.series_file.read_bytes():
+            text = text.replace("\n", "\r\n")  # the file's own line ends stay
+        files[p.series.series_file] = text.encode()
+    files.update(extra or {})
     with no_interrupt():
         for rev, old, n in zip(p.revs, p.noted, p.names):
             if n not in old:
                 set_note(p.tree, rev, "\n".join([*old, n]))
-        if p.changed or p.added or p.series_changed:
+        if files:
             p.series.dir.mkdir(parents=True, exist_ok=True)
-        for n in p.changed + p.added:
-            write_atomic(p.series.dir / n, p.data[n])
-        if p.series_changed:
-            write_atomic(p.series.series_file, p.series_text.encode())
-        for path, data in (extra or {}).items():
-            write_atomic(path, data)
+        write_all(root, files)
         for n in p.removed:
             (p.series.dir / n).unlink(missing_ok=True)
         for rev, old, n in zip(p.revs, p.noted, p.names):
@@ -649,6 +781,27 @@ def write(root: Path, p: Plan, extra: dict[Path, bytes] | None = None) -> None:
         p.state.skipped = []
         p.state.recorded = {n: blob_id(p.data[n]) for n in p.names}
         write_state(p.tree, p.state)
+
+
+def write_all(root: Path, files: dict[Path, bytes]) -> None:
+    """Write every file as a temporary one first, then rename them all into place: a full
+    disk or a read-only folder stops the export before any file is replaced (the temporary
+    files are removed), and the renames do not fail for want of space."""
+    tmps = {}
+    try:
+        for path, data in files.items():
+            tmp = path.with_name(f".{path.name}.te-series-tmp")
+            tmps[path] = tmp
+            tmp.write_bytes(data)
+    except OSError as e:
+        for tmp in tmps.values():
+            tmp.unlink(missing_ok=True)
+        raise SeriesError(
+            f"could not write {rel(path, root)} ({e.strerror}); nothing was written, the "
+            "series is as it was. Make room (or make the folder writable) and export again."
+        ) from None
+    for path, tmp in tmps.items():
+        os.replace(tmp, path)
 
 
 def report(root: Path, p: Plan, dry: bool) -> None:

@@ -183,6 +183,15 @@ def run(args) -> int:
                 out.mkdir(parents=True, exist_ok=True)
                 format_patch(tree, f"{state.target}..HEAD", out)
                 print(f"ported patches for {release} in {out}")
+                pins = {str(p.pr): p for p in series.prerequisites}
+                for pr, rev in (state.prerequisites or {}).items():
+                    if rev:  # the release lacks it: the patches start from its post-image
+                        p = pins[pr]
+                        print(
+                            f"  they start from upstream prerequisite #{pr} ({p.subject!r}), "
+                            f"which {release} lacks: take {', '.join(p.files)} from release "
+                            f"{p.release} first, or git am fails at the first patch"
+                        )
         print(
             f"port to {release}: ok, {len(series.names())} patch(es) merged, "
             f"{len(state.patches)} port patch(es)"

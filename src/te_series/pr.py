@@ -30,6 +30,7 @@ from pathlib import Path
 
 from .check import lint_groups
 from .core import (
+    blob_id,
     IDENTITY_RE,
     Series,
     SeriesError,
@@ -172,7 +173,8 @@ def out_files(out: Path) -> set[str]:
 
 def prepare_out(out: Path, root: Path) -> None:
     """OUT must be empty or an earlier pr output, whose files (those its marker lists, and
-    no others) are removed."""
+    no others) are removed: only while each still holds what pr wrote (the marker records
+    its blob id), so that an edit of yours is never overwritten."""
     if out.exists() and not out.is_dir():
         raise SeriesError(f"--out {rel(out, root)} is a file; name a folder")
     if out.exists() and any(out.iterdir()):
@@ -182,8 +184,14 @@ def prepare_out(out: Path, root: Path) -> None:
                 f"{rel(out, root)} is not empty and was not written by te-series pr; "
                 "choose another --out"
             )
-        wrote = set(marker.read_text(errors="replace").splitlines()[1:])
-        other = sorted(out_files(out) - wrote)
+        wrote = {}
+        for line in marker.read_text(errors="replace").splitlines()[1:]:
+            blob, sep, name = line.partition(" ")
+            if sep and re.fullmatch(r"[0-9a-f]{40}", blob):
+                wrote[name] = blob
+            else:  # an earlier te-series listed names only
+                wrote[line] = ""
+        other = sorted(out_files(out) - set(wrote))
         if other:
             raise SeriesError(
                 f"{rel(out, root)} holds file(s) te-series pr did not write: "
@@ -192,7 +200,24 @@ def prepare_out(out: Path, root: Path) -> None:
             )
         # Only what the marker lists and is found in OUT: a marker line naming a path
         # elsewhere (absolute, or through ..) removes nothing.
-        for name in wrote & out_files(out):
+        present = sorted(set(wrote) & out_files(out))
+        edited = [n for n in present if blob_id((out / n).read_bytes()) != wrote[n]]
+        if edited:
+            where = rel(out, root)
+            raise SeriesError(
+                f"{', '.join(f'{where}/{n}' for n in edited[:5])} changed since te-series pr "
+                "wrote it"
+                + (
+                    " (or was written by an earlier te-series, which kept no record "
+                    "of what it wrote)"
+                    if any(not wrote[n] for n in edited)
+                    else ""
+                )
+                + "; pr "
+                "would overwrite it. Keep your edit elsewhere (e.g. in patches/pr/<slug>.md, "
+                "which pr reads) and delete the file, or use another --out; then run again."
+            )
+        for name in present:
             (out / name).unlink()
         for d in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
             if not any(d.iterdir()):
@@ -202,9 +227,12 @@ def prepare_out(out: Path, root: Path) -> None:
 
 
 def write_marker(out: Path) -> None:
-    """List what pr wrote, so that the next run removes those files and no others."""
+    """List what pr wrote, with each file's blob id, so that the next run replaces those
+    files (while unchanged) and no others."""
     if out.is_dir():
-        (out / MARKER).write_text(MARKER_HEAD + "".join(f"{n}\n" for n in sorted(out_files(out))))
+        names = sorted(out_files(out))
+        lines = "".join(f"{blob_id((out / n).read_bytes())} {n}\n" for n in names)
+        (out / MARKER).write_text(MARKER_HEAD + lines)
 
 
 def run(args) -> int:

@@ -24,6 +24,7 @@ from .core import (
     State,
     apply_patches,
     apply_prerequisites,
+    base_preimages,
     git,
     git_run,
     init_git_base,
@@ -45,36 +46,61 @@ def checkout_patches(root: Path, rev: str, dest: Path) -> Series:
     proc = git_run("ls-tree", "-d", sha, "patches", cwd=root)
     if not proc.stdout.strip():
         raise SeriesError(f"{rev} has no patches/ folder")
-    data = _archive(root, sha)
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(dest, filter="data")
+    proc = git_run("archive", "--format=tar", sha, "patches", cwd=root, text=False)
+    if proc.returncode:
+        raise SeriesError(f"git archive {sha} patches failed: {proc.stderr.decode().strip()}")
+    with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
+        try:
+            tar.extractall(dest, filter="data")
+        except tarfile.FilterError as e:  # an absolute or escaping link, a device file
+            raise SeriesError(
+                f"at {rev}: {e} (git ls-tree {sha[:12]} patches/ shows it). range-diff reads "
+                "only the series' files; take that entry out of patches/ (git rm it, commit) "
+                "or compare with a revision without it."
+            ) from None
     return Series(dest / "patches", dest)
 
 
-def _archive(root: Path, sha: str) -> bytes:
-    import subprocess
-
-    proc = subprocess.run(
-        ["git", "archive", "--format=tar", sha, "patches"], cwd=root, capture_output=True
-    )
-    if proc.returncode:
-        raise SeriesError(f"git archive {sha} patches failed: {proc.stderr.decode().strip()}")
-    return proc.stdout
-
-
-def apply_version(repo: Path, series: Series, label: str, base: str, include: str | None) -> str:
+def apply_version(
+    repo: Path, series: Series, label: str, base: str, include: str | None, rev: str
+) -> str:
     """Apply a version of the series, with its own upstream prerequisites, on base in repo
-    (branch label); return its range (above the prerequisites)."""
-    git("checkout", "-q", "-B", label, base, cwd=repo)
-    apply_prerequisites(repo, series)
-    base = git("rev-parse", "HEAD", cwd=repo).strip()
-    state = State("git", base, "patches", series.names())
-    write_state(repo, state)
+    (branch label); return its range (above the prerequisites). Errors say which revision
+    they are about (rev: a revision of this checkout, or the working tree)."""
     try:
+        git("checkout", "-q", "-B", label, base, cwd=repo)
+        apply_prerequisites(repo, series)
+        base = git("rev-parse", "HEAD", cwd=repo).strip()
+        state = State("git", base, "patches", series.names())
+        write_state(repo, state)
         apply_patches(repo, series, state, include)
     except PatchFailed as err:
-        raise SeriesError(f"the {label} version does not apply: {err}") from None
+        raise SeriesError(
+            f"at {rev}: the {label} version does not apply: {err}{written_without(series)}"
+        ) from None
+    except SeriesError as err:
+        raise SeriesError(f"at {rev}: {err}") from None
     return f"{base}..{label}"
+
+
+def written_without(series: Series) -> str:
+    """Why a version may not apply: its patches start from a prerequisite's pre-image, so
+    they were written on the base without it, which this revision's base.toml lists."""
+    first = base_preimages([read_patch(p) for p in series.paths()])
+    said = [
+        f"its patches start from {path} at blob {first[path]}, the pre-image of upstream "
+        f"prerequisite #{p.pr}, which this revision's base.toml lists: they were written on "
+        f"the base without #{p.pr}"
+        for p in series.prerequisites
+        for path, (pre, _) in p.files.items()
+        if first.get(path) and pre.startswith(first[path])
+    ]
+    if not said:
+        return ""
+    return (
+        "(" + "; ".join(said) + ". No base gives this revision's patches and base.toml "
+        "together; compare with a revision whose base.toml and patches go together.)\n"
+    )
 
 
 def check_out(root: Path, out: Path | None) -> None:
@@ -149,8 +175,8 @@ def run(args) -> int:
             wheel = args.wheel or release_wheel(new.release, new)
             bases = [init_pypi_base(repo, wheel, new.release)] * 2
             include = PYPI_PREFIX + "*"
-        a = apply_version(repo, old, "old", bases[0], include)
-        b = apply_version(repo, new, "new", bases[1], include)
+        a = apply_version(repo, old, "old", bases[0], include, args.rev)
+        b = apply_version(repo, new, "new", bases[1], include, args.rev2 or "patches/")
         color = "--no-color" if args.out or not sys.stdout.isatty() else "--color"
         if old.names() and new.names():
             out = git("range-diff", color, a, b, cwd=repo)

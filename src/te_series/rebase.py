@@ -24,10 +24,10 @@ a branch te-series/aborted-rebase-<id>).
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from .core import (
     SERIES_BRANCH,
-    UPSTREAM,
     SeriesError,
     base_text_with_commit,
     commits,
@@ -39,7 +39,7 @@ from .core import (
     load_series,
     no_interrupt,
     note_names,
-    prerequisite_needs,
+    apply_prerequisites,
     prerequisite_top,
     read_state,
     rel,
@@ -55,6 +55,8 @@ def resolve(fork, onto: str, te_src, base: str) -> str:
     Refuse one of the series' own commits, and a commit that is on no upstream ref.
     """
     where = te_src or fork
+    if te_src and not (Path(te_src) / ".git").exists() and not (Path(te_src) / "HEAD").exists():
+        raise SeriesError(f"--te-src {te_src} is not a git checkout of TE")
     sha = git_run("rev-parse", "-q", "--verify", f"{onto}^{{commit}}", cwd=where).stdout.strip()
     if not sha:
         hint = "" if te_src else "; name a TE checkout that has it with --te-src"
@@ -93,58 +95,19 @@ def refuse_own(fork, onto: str, onto_name: str, base: str) -> None:
         )
 
 
-def carry_prerequisites(fork, series, state, onto: str) -> dict[str, str]:
-    """`git cherry-pick` fork/'s prerequisite commits onto `onto`, on a detached HEAD (fork/
-    is clean; it goes back to the series branch after). Returns PR number -> the new
-    commit, made as apply makes it (same tree, message and identity), or "" where the pick
-    is empty: onto contains it.
-
-    Stops, with fork/ as it was, on a conflict, and where onto has a prerequisite's file in a
-    version base.toml's blob ids do not describe (apply could not make that commit again).
-    """
-    pins = {str(p.pr): p for p in series.prerequisites}
-    out = {}
+def carry_prerequisites(fork, series, onto: str) -> dict[str, str]:
+    """Bring `onto` up to base.toml's prerequisites by apply's one rule (apply_prerequisites),
+    on a detached HEAD (fork/ is clean; it goes back to the series branch after). Returns PR
+    number -> the new commit, the very one a fresh apply makes on onto, or "" where onto
+    contains it. A prerequisite stays in base.toml either way: the PyPI base and the port
+    targets that lack it still need it. Stops, with fork/ as it was, where onto has one of
+    its files in a version the rule cannot place."""
     with no_interrupt():
         git("checkout", "-q", "--detach", onto, cwd=fork)
         try:
-            for pr, rev in (state.prerequisites or {}).items():
-                p = pins[pr]  # export's guards (run before) saw the same PRs in base.toml
-                if not rev:  # the old base had it: so must the new one
-                    if prerequisite_needs(fork, onto, p):
-                        raise SeriesError(
-                            f"{onto[:12]} lacks upstream prerequisite #{pr} ({p.subject!r}), "
-                            "which the series' base already had: rebase onto a commit that "
-                            "contains it. Nothing was changed."
-                        )
-                    out[pr] = ""
-                    continue
-                top = git("rev-parse", "HEAD", cwd=fork).strip()
-                proc = git_run("cherry-pick", "--keep-redundant-commits", rev, cwd=fork)
-                if proc.returncode != 0:
-                    files = git_run("diff", "--name-only", "--diff-filter=U", cwd=fork).stdout
-                    said = " ".join((proc.stdout + proc.stderr).split())[-600:]
-                    git_run("cherry-pick", "--abort", cwd=fork)
-                    raise SeriesError(
-                        f"upstream prerequisite #{pr} ({p.subject!r}) conflicts with "
-                        f"{onto[:12]} in {', '.join(files.split()) or '(see git)'} (git "
-                        f"cherry-pick: {said}). {onto[:12]} changes its files without "
-                        f"containing it. Rebase onto an upstream commit that contains #{pr} "
-                        "(it is then dropped) or one that leaves its files alone. Nothing was "
-                        "changed."
-                    )
-                tree = git("rev-parse", "HEAD^{tree}", cwd=fork).strip()
-                if tree == git("rev-parse", f"{top}^{{tree}}", cwd=fork).strip():
-                    out[pr] = ""  # an empty pick: onto contains it
-                    git("checkout", "-q", "--detach", top, cwd=fork)
-                    continue
-                prerequisite_needs(fork, onto, p)  # a file neither pre nor post stops here
-                out[pr] = git(
-                    "commit-tree", tree, "-p", top, cwd=fork, env=UPSTREAM, input=p.message
-                ).strip()
-                git("checkout", "-q", "--detach", out[pr], cwd=fork)
+            return apply_prerequisites(fork, series)
         finally:
-            git("checkout", "-q", SERIES_BRANCH, cwd=fork)
-    return out
+            git("checkout", "-q", "-f", SERIES_BRANCH, cwd=fork)
 
 
 def finish(root, fork, series, drops) -> int:
@@ -188,18 +151,13 @@ def finish(root, fork, series, drops) -> int:
         if not merged:
             said.append("To give up: te-series rebase --abort (fork/ goes back where it was).")
         raise SeriesError("\n".join(said))
-    dropped = [int(pr) for pr, rev in carried.items() if not rev]
-    toml = base_text_with_commit(series, onto, dropped)
-    kept = {pr: rev for pr, rev in carried.items() if rev}
+    toml = base_text_with_commit(series, onto)
     moved = dataclasses.replace(
-        state, base=top, upstream=onto, prerequisites=kept, rebase_onto=None, rebase_from=None,
-        rebase_prerequisites=None,
+        state, base=top, upstream=onto, prerequisites=carried, rebase_onto=None,
+        rebase_from=None, rebase_prerequisites=None,
     )  # fmt: skip
     try:
-        p = plan(
-            fork, root, series, drops, state=check_tree(fork, root, moved), base_commit=onto,
-            prerequisites=list(kept),
-        )  # fmt: skip
+        p = plan(fork, root, series, drops, state=check_tree(fork, root, moved), base_commit=onto)
     except SeriesError as e:
         raise SeriesError(
             f"{e}\n(After a rebase: te-series rebase --continue [--drop NAME], or --abort.)"
@@ -207,13 +165,18 @@ def finish(root, fork, series, drops) -> int:
     write(root, p, extra={series.base_file: toml.encode()})
     report(root, p, dry=False)
     print(f"rebased onto {onto}; {rel(series.base_file, root)} [upstream] commit updated")
-    for pr in dropped:
-        print(
-            f"upstream prerequisite #{pr}: {onto[:12]} contains it; dropped, and its table "
-            f"removed from {rel(series.base_file, root)}"
-        )
-    for pr, rev in kept.items():
-        print(f"upstream prerequisite #{pr}: still needed, re-applied on {onto[:12]} as {rev[:12]}")
+    for pr, rev in carried.items():
+        if rev:
+            print(
+                f"upstream prerequisite #{pr}: still needed, applied on {onto[:12]} as {rev[:12]}"
+            )
+        else:
+            print(
+                f"upstream prerequisite #{pr}: {onto[:12]} contains it (no commit below the "
+                f"series); its table stays in {rel(series.base_file, root)}, for the bases that "
+                f"lack it ([pypi] release, [port] targets {', '.join(series.port_targets)}). "
+                "Take the table out only once none of them does."
+            )
     print("Check that [pypi] release still matches the new base: te-series check")
     return 0
 
@@ -257,6 +220,15 @@ def conflict(fork, proc) -> str:
     names = note_names(fork, stopped) if stopped else []
     subject = git_run("log", "-1", "--format=%s", "REBASE_HEAD", cwd=fork).stdout.strip()
     said = [l for l in (proc.stdout + proc.stderr).splitlines() if not l.startswith("hint:")]
+    if not files:  # git could not go on, but no file has conflict markers
+        at = f" at patch {', '.join(names) or '(a new commit)'} ({subject!r})" if stopped else ""
+        return (
+            f"git rebase in fork/ could not go on{at}, and no file has conflict markers; git "
+            "says:\n"
+            + "".join(f"  {l}\n" for l in said[-20:])
+            + "Fix what git says (a .git/index.lock left by a git that was killed: remove it), "
+            "then te-series rebase --continue; or give up: te-series rebase --abort."
+        )
     return (
         f"patch {', '.join(names) or '(a new commit)'} ({subject!r}) conflicts in "
         f"{', '.join(files) or '(see git)'}\n"
@@ -291,7 +263,9 @@ def abort(fork) -> int:
     if busy:
         git("rebase", "--abort", cwd=fork)
     if state.rebase_from and git("rev-parse", "HEAD", cwd=fork).strip() != state.rebase_from:
-        # The rebase itself had finished (the export step refused): move series back.
+        # The rebase itself had finished (the export step refused): move series back. The
+        # index is refreshed first: a file touched since (same content) is no edit.
+        git_run("update-index", "-q", "--refresh", cwd=fork)
         git("reset", "-q", "--keep", state.rebase_from, cwd=fork)
     state.rebase_onto = state.rebase_from = state.rebase_prerequisites = None
     write_state(fork, state)
@@ -314,19 +288,35 @@ def run(args) -> int:
     if not args.onto:
         raise SeriesError("say where to: te-series rebase --onto COMMIT [--te-src PATH]")
     state = check_tree(fork, root)
-    plan(fork, root, series, drops, state=state)  # all of export's guards, before moving
     onto = resolve(fork, args.onto, args.te_src, state.base)
+    upstream = state.upstream or state.base
+    # base.toml may have moved since fork/ was made (a pull): then the rebase may go there,
+    # and nowhere else (it would undo that move).
+    pinned = git_run("rev-parse", "-q", "--verify", f"{series.base_commit}^{{commit}}", cwd=fork)
+    if pinned.stdout.strip() not in (upstream, onto):
+        raise SeriesError(
+            f"{rel(series.base_file, root)} says {series.base_commit[:12]}, and fork/ is on "
+            f"{upstream[:12]}: base.toml moved since fork/ was made (a pull?). Rebase fork/ "
+            f"there first: te-series rebase --onto {series.base_commit[:12]} --te-src PATH."
+        )
+    # All of export's guards, on fork/ as it is, before moving.
+    plan(fork, root, series, drops, state=state, base_commit=upstream)
     if onto == (state.upstream or state.base):
-        raise SeriesError(f"fork/ is already on {onto[:12]}")
-    carried = carry_prerequisites(fork, series, state, onto)  # a conflict stops here
-    # A line it cannot edit stops here, not halfway.
-    base_text_with_commit(series, onto, [int(pr) for pr, rev in carried.items() if not rev])
+        if series.base_commit == onto:  # e.g. a rebase that Ctrl-C cut after its writes
+            print(f"fork/ and {rel(series.base_file, root)} are on {onto[:12]} already")
+            return 0
+        raise SeriesError(
+            f"fork/ is already on {onto[:12]}, but {rel(series.base_file, root)} says "
+            f"{series.base_commit[:12]}: export says how to bring them together"
+        )
+    base_text_with_commit(series, onto)  # a line it cannot edit stops here, not halfway
+    carried = carry_prerequisites(fork, series, onto)  # a file it cannot place stops here
     state.rebase_onto = onto
     state.rebase_prerequisites = carried
     state.rebase_from = git("rev-parse", "HEAD", cwd=fork).strip()
     write_state(fork, state)
     top = prerequisite_top(onto, carried)
-    proc = git_run("rebase", "--onto", top, state.base, "series", cwd=fork)
+    proc = git_run("rebase", "--onto", top, state.base, cwd=fork)  # HEAD: the series branch
     if proc.returncode != 0:
         raise SeriesError(conflict(fork, proc))
     return finish(root, fork, series, drops)

@@ -1,0 +1,222 @@
+"""Interrupted anywhere, it resumes right: Ctrl-C after the N-th git call of a verb, for
+every N of one run, leaves a state that `status` describes truly and that `--continue` (or
+running the verb again) finishes, with the same patches as an uninterrupted run.
+
+A `git` first in PATH counts the tool's git calls and sends SIGINT to te-series (its
+parent) after the N-th one, while te-series waits for it: the terminal's Ctrl-C at the
+unluckiest moments. The tests set SIGINT's disposition themselves (series_helpers.isolated),
+so they hold when the suite runs with SIGINT ignored (nohup, a background job).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from te_series import core
+from series_helpers import THREE, commit, make_series, msg, patch_bytes, sh, te
+
+WRAPPER = """#!/bin/sh
+n=$(( $(cat "{counter}" 2>/dev/null || echo 0) + 1 ))
+echo $n > "{counter}"
+"{git}" "$@"
+rc=$?
+if [ "$n" = "$TE_TEST_INTERRUPT_AT" ]; then kill -INT $PPID; fi
+exit $rc
+"""
+
+
+@pytest.fixture
+def ctrl_c_at(tmp_path, monkeypatch):
+    """ctrl_c_at(n): the next te-series run gets SIGINT after its n-th git call (0: none)."""
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    counter = tmp_path / "git-calls"
+    real = shutil.which("git")
+    (shim / "git").write_text(WRAPPER.format(counter=counter, git=real))
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+    core._LOCAL_ENV[:] = []  # looked up again (through the wrapper: one more call)
+
+    def arm(n: int) -> None:
+        counter.write_text("0")
+        monkeypatch.setenv("TE_TEST_INTERRUPT_AT", str(n))
+
+    def calls() -> int:
+        return int(counter.read_text())
+
+    arm.calls = calls
+    arm(0)
+    return arm
+
+
+def noted(tree: Path) -> int:
+    """How many patches of tree's record have a commit there that carries their name."""
+    state = core.read_state(tree)
+    revs = core.commits(tree, f"{state.base}..HEAD")
+    names = {n for r in revs for n in core.note_names(tree, r)}
+    return sum(1 for n in state.patches if n in names)
+
+
+def status_is_true(project: Path, capsys) -> None:
+    """`status` runs, and each "K of M patch(es) ... applied" it prints is what the tree holds."""
+    rc, out = te("status", capsys=capsys)
+    assert rc == 0, out
+    for tree, k in re.findall(r"^(\S+)/: (\d+) of \d+ patch", out, re.M):
+        assert int(k) == noted(project / tree), out
+
+
+def run_until_done(ctrl_c_at, capsys, project, start, resume, check):
+    """For N = 1, 2, ...: restore the starting point, run the verb with Ctrl-C after git call
+    N, check status, resume until done, and check the result; stop at the first N past the
+    verb's last git call."""
+    n = 0
+    while True:
+        n += 1
+        argv = start()
+        ctrl_c_at(n)
+        rc, out = te(*argv, capsys=capsys)
+        interrupted = rc == 130
+        total = ctrl_c_at.calls()
+        ctrl_c_at(0)
+        assert rc in (0, 130), f"Ctrl-C after git call {n}: rc {rc}\n{out}"
+        status_is_true(project, capsys)
+        for _ in range(3):
+            if resume(rc, out, capsys) == 0:
+                break
+        else:
+            pytest.fail(f"Ctrl-C after git call {n} of {total}: could not finish\n{out}")
+        check(n)
+        if not interrupted:
+            assert n > 3  # every verb makes more than three git calls
+            return
+
+
+def test_apply_interrupted_after_any_git_call(three, project, upstream, capsys, ctrl_c_at):
+    before = patch_bytes(three)
+    fork = project / "fork"
+
+    def start():
+        shutil.rmtree(fork, ignore_errors=True)
+        shutil.rmtree(project / "fork.new", ignore_errors=True)
+        return ["apply", "--te-src", str(upstream)]
+
+    def resume(rc, out, capsys):
+        if rc == 0:
+            return 0
+        if fork.exists() or (project / "fork.new").exists():
+            rc, out = te("apply", "--continue", capsys=capsys)
+            return 0 if rc == 0 or "already holds the whole series" in out else rc
+        return te("apply", "--te-src", str(upstream))[0]  # nothing was left: run it again
+
+    def check(n):
+        assert not (project / "fork.new").exists()
+        assert noted(fork) == 3, n
+        rc, out = te("export", "--dry-run", capsys=capsys)
+        assert rc == 0 and out.count("unchanged") == 3, (n, out)
+        assert patch_bytes(three) == before
+
+    run_until_done(ctrl_c_at, capsys, project, start, resume, check)
+
+
+def test_export_interrupted_after_any_git_call(three, project, capsys, ctrl_c_at):
+    fork = project / "fork"
+    old = patch_bytes(three)
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))
+    state = core.state_file(fork).read_bytes()
+    assert te("export")[0] == 0
+    want = patch_bytes(three)
+    want_series = three.series_file.read_bytes()
+
+    def start():
+        sh("git", "checkout", "-q", "--", "patches", cwd=project)
+        sh("git", "clean", "-qfd", "patches", cwd=project)
+        core.state_file(fork).write_bytes(state)
+        return ["export"]
+
+    def resume(rc, out, capsys):
+        # patches/ holds the old series or the new one, never a mix
+        assert patch_bytes(three) in (old, want), out
+        return 0 if rc == 0 else te("export", capsys=capsys)[0]
+
+    def check(n):
+        assert patch_bytes(three) == want and three.series_file.read_bytes() == want_series, n
+
+    run_until_done(ctrl_c_at, capsys, project, start, resume, check)
+
+
+def test_rebase_interrupted_after_any_git_call(project, upstream, capsys, ctrl_c_at):
+    # One patch: every git step of a rebase is there, in a third of the calls of THREE.
+    three = make_series(project, upstream, THREE[1:2])
+    before = patch_bytes(three)
+    fork = project / "fork"
+    new = commit(upstream, {"README": "upstream news\n"}, "Upstream news")
+    toml = project / "patches" / "base.toml"
+    old_toml = toml.read_text()
+    new_toml = old_toml.replace(three.base_commit, new)
+    sh("git", "branch", "-f", "start", "HEAD", cwd=fork)
+    state = core.state_file(fork).read_bytes()
+
+    def start():
+        sh("git", "checkout", "-q", "--", "patches", cwd=project)
+        if core.in_progress(fork):
+            sh("git", "rebase", "--abort", cwd=fork)
+        sh("git", "checkout", "-q", "-f", "series", cwd=fork)
+        sh("git", "reset", "-q", "--hard", "start", cwd=fork)
+        core.state_file(fork).write_bytes(state)
+        return ["rebase", "--onto", "main", "--te-src", str(upstream)]
+
+    def resume(rc, out, capsys):
+        if rc == 0:
+            return 0
+        assert toml.read_text() in (old_toml, new_toml), out
+        st = core.read_state(fork)
+        if st.rebase_onto:
+            return te("rebase", "--continue")[0]
+        return te("rebase", "--onto", "main", "--te-src", str(upstream))[0]
+
+    def check(n):
+        assert toml.read_text() == new_toml, n
+        assert patch_bytes(three) == before, n
+        assert core.read_state(fork).base == new and noted(fork) == 1, n
+
+    run_until_done(ctrl_c_at, capsys, project, start, resume, check)
+
+
+def test_a_git_killed_by_sigint_is_an_interruption(tmp_path, monkeypatch):
+    """Whatever SIGINT disposition this run inherited (the shim resets it to the default
+    before killing itself)."""
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "git").write_text(
+        f"#!{os.sys.executable}\nimport os, signal\n"
+        "signal.signal(signal.SIGINT, signal.SIG_DFL)\nos.kill(os.getpid(), signal.SIGINT)\n"
+    )
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+    with pytest.raises(KeyboardInterrupt):
+        core.git("status", cwd=tmp_path)
+
+
+def test_an_ignored_sigint_stays_ignored_while_git_runs(tmp_path):
+    """Run with SIGINT ignored (nohup), a SIGINT during a git step does not stop the tool."""
+    code = (
+        "import os, signal, sys\n"
+        "from te_series import core\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "with core.no_interrupt():\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "print('went on')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(core.__file__).parents[1])}
+    proc = subprocess.run(
+        [os.sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert proc.returncode == 0 and "went on" in proc.stdout, proc.stderr
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
