@@ -24,7 +24,7 @@
 #  so every call brings back what exists so far in $OUT (<= 6 files): summary.md,
 #  l0-compare.md, commands.txt (each exact L0 command line), blocks.jsonl, perf.json,
 #  logs.tar.xz (trimmed logs, every junit xml). A lost call loses nothing: state lives in
-#  $H200_STATE (default /root/h200) until the machine goes back; the next `wait` resumes.
+#  $H200_STATE (default $HOME/h200) until the machine goes back; the next `wait` resumes.
 #  Other verbs: status, collect, setup, and one stage alone under setsid: build base l0
 #  l0-base blocks perf (e.g. `bash gpu/h200.sh l0-base && bash gpu/h200.sh wait 300`).
 #  Knobs: H200_L0_BUDGET (480), H200_L0_SLOTS (20 xdist workers + serial files at once),
@@ -32,7 +32,7 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-S=${H200_STATE:-/root/h200}
+S=${H200_STATE:-$HOME/h200}
 PY=${H200_PYTHON:-python3}
 KIT=$REPO/.gpukit
 SITE=$S/site
