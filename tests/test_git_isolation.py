@@ -32,6 +32,10 @@ HOSTILE_REBASE_CONFIG = [
     '[notes "rewrite"]\n\trebase = false\n',
 ]
 HOSTILE_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"]
+# git's variables that override the notes settings a rebase needs (tool-review-v7 #3)
+HOSTILE_REBASE_ENV = [
+    ("GIT_NOTES_REWRITE_REF", "refs/notes/commits"),
+]
 
 
 @pytest.fixture
@@ -95,6 +99,18 @@ def test_a_hostile_setting_changes_nothing_in_a_rebase(three, project, upstream,
     isolated.write_text(config)
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
     isolated.write_text("")
+    assert rc == 0, out
+    assert three.base_commit == new and patch_bytes(three) == before
+
+
+@pytest.mark.parametrize("var,value", HOSTILE_REBASE_ENV)
+def test_a_hostile_environment_changes_nothing_in_a_rebase(three, project, upstream, capsys,
+                                                           monkeypatch, var, value):  # fmt: skip
+    before = patch_bytes(three)
+    new = commit(upstream, {"README": "upstream news\n"}, "Upstream news")
+    with monkeypatch.context() as m:
+        m.setenv(var, value)
+        rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
     assert rc == 0, out
     assert three.base_commit == new and patch_bytes(three) == before
 

@@ -223,6 +223,12 @@ GIT_OVERRIDES = tuple(a for k, v in PINNED.items() for a in ("-c", f"{k}={v}"))
 _LOCAL_ENV: list[str] = []
 
 
+# git's variables that override the notes settings the tool pins: the patch names ride on
+# notes, and a rebase must carry them (tool-review-v7 #3)
+_NOTES_ENV = ("GIT_NOTES_REF", "GIT_NOTES_DISPLAY_REF", "GIT_NOTES_REWRITE_REF",
+              "GIT_NOTES_REWRITE_MODE")  # fmt: skip
+
+
 def git_env(extra: dict | None = None) -> dict:
     """The environment of every git the tool runs: the caller's, less the variables that
     point git at another repository, index or object store (GIT_DIR, GIT_WORK_TREE,
@@ -234,7 +240,9 @@ def git_env(extra: dict | None = None) -> dict:
             check=False, cwd=os.path.abspath(os.sep),
         )  # fmt: skip
         _LOCAL_ENV.extend(proc.stdout.split() or ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"])
-    env = {k: v for k, v in os.environ.items() if k not in _LOCAL_ENV}
+    env = {
+        k: v for k, v in os.environ.items() if k not in _LOCAL_ENV and k not in _NOTES_ENV
+    }
     return {**env, **BOT, "GIT_ATTR_NOSYSTEM": "1", **(extra or {})}
 
 
