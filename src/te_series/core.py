@@ -240,9 +240,7 @@ def git_env(extra: dict | None = None) -> dict:
             check=False, cwd=os.path.abspath(os.sep),
         )  # fmt: skip
         _LOCAL_ENV.extend(proc.stdout.split() or ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"])
-    env = {
-        k: v for k, v in os.environ.items() if k not in _LOCAL_ENV and k not in _NOTES_ENV
-    }
+    env = {k: v for k, v in os.environ.items() if k not in _LOCAL_ENV and k not in _NOTES_ENV}
     return {**env, **BOT, "GIT_ATTR_NOSYSTEM": "1", **(extra or {})}
 
 
