@@ -189,18 +189,6 @@ def test_second_backward_without_retain_gets_pytorchs_error(size=8):
         y.sum().backward()
 
 
-def test_quantized_saved_tensor_names_the_op(size=16):
-    b = te_ops.Bias(size, device="cpu")
-    model = te_ops.Sequential(b, SaveFloat8())
-    x = torch.rand(2, size, requires_grad=True)
-    loss = model(x).sum()
-    loss.backward(retain_graph=True)
-    torch.testing.assert_close(x.grad, torch.full_like(x, 3.0))
-    with pytest.raises(RuntimeError, match=r"op 1 \(SaveFloat8\) saved quantized tensors"):
-        loss.backward()
-    torch.testing.assert_close(x.grad, torch.full_like(x, 3.0))  # no partial grads added
-
-
 class SavedBox:
     """A saved tensor object that is not a tensor (as TE's grouped storages)."""
 
@@ -228,15 +216,19 @@ class SaveBox(te_ops.BasicOperation):
         return 3 * dy, ()
 
 
-def test_saved_tensor_object_names_the_op(size=8):
-    """A saved tensor object the fuser cannot mark gives an error, not grads from freed data."""
-    model = te_ops.Sequential(te_ops.Bias(size, device="cpu"), SaveBox())
+@pytest.mark.parametrize("saving_op", [SaveFloat8, SaveBox])
+def test_unkept_saved_tensors_name_the_op(saving_op, size=16):
+    """A quantized saved tensor, or a saved tensor object the fuser cannot mark, gives an
+    error naming the op, not grads from changed or freed data."""
+    model = te_ops.Sequential(te_ops.Bias(size, device="cpu"), saving_op())
     x = torch.rand(2, size, requires_grad=True)
     loss = model(x).sum()
     loss.backward(retain_graph=True)
     torch.testing.assert_close(x.grad, torch.full_like(x, 3.0))
-    with pytest.raises(RuntimeError, match=r"op 1 \(SaveBox\) saved quantized tensors or tensor"):
+    match = rf"op 1 \({saving_op.__name__}\) saved quantized tensors or tensor objects"
+    with pytest.raises(RuntimeError, match=match):
         loss.backward()
+    torch.testing.assert_close(x.grad, torch.full_like(x, 3.0))  # no partial grads added
 
 
 def test_old_pytorch_raises_instead_of_wrong_grads(monkeypatch, size=8):

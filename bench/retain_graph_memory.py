@@ -9,32 +9,19 @@ running sum of each op's own net allocation and each free, in time order. Prints
 """
 
 import json
+import sys
+from pathlib import Path
 
 import torch  # before transformer_engine
 import transformer_engine.pytorch.ops as te_ops
 from transformer_engine.pytorch import utils as te_utils
-from transformer_engine.pytorch.utils import clear_tensor_data
+
+# The acceptance suite's op that frees its saved input as TE's ops do
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "acceptance"))
+from test_retain_graph import MulWeight  # pylint: disable=wrong-import-position
 
 # clear_tensor_data swaps in an empty CUDA tensor; use an empty CPU tensor here
 te_utils._empty_tensor = torch.Tensor
-
-
-class MulWeight(te_ops.BasicOperation):
-    """y = x * w, frees its saved input with clear_tensor_data like TE's linear/activations"""
-
-    def __init__(self, size):
-        super().__init__()
-        self.weight = torch.nn.Parameter(torch.rand(size) + 0.5)
-
-    def op_forward(self, ctx, x, **unused):
-        ctx.save_for_backward(x, self.weight)
-        return x * self.weight
-
-    def op_backward(self, ctx, dy):
-        x, w = ctx.saved_tensors
-        dx, dw = dy * w, (dy * x).reshape(-1, w.numel()).sum(0)
-        clear_tensor_data(x)
-        return dx, (dw,)
 
 
 def model(kind, size):
