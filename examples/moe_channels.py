@@ -59,7 +59,12 @@ def experts(num_experts: int, hidden: int, ffn: int, dtype):
     return fc1, act, fc2
 
 
-def build(num_experts=8, hidden=1024, ffn=2048, tokens=4096, dtype=torch.bfloat16):
+def build(num_experts=8, hidden=1024, ffn=2048, tokens=4096, dtype=torch.bfloat16, probs_fn=None):
+    """The channel-routed block and its caller-routed twin with the same parameters.
+
+    ``probs_fn(x, weight)`` computes the caller's router probabilities (default
+    ``sigmoid(x @ weight)`` under autograd).
+    """
     base = tokens // num_experts
     split_sizes = [base + (i % 3 - 1) * 16 for i in range(num_experts)]
     split_sizes[-1] += tokens - sum(split_sizes)
@@ -85,7 +90,7 @@ def build(num_experts=8, hidden=1024, ffn=2048, tokens=4096, dtype=torch.bfloat1
     plain = te_ops.Sequential(fc1_c, act_c, fc2_c)
 
     def caller(x):
-        probs = torch.sigmoid(x @ router_w)
+        probs = probs_fn(x, router_w) if probs_fn else torch.sigmoid(x @ router_w)
         return plain(x, router.split_sizes, probs, router.split_sizes, probs)
 
     params = {

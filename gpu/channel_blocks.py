@@ -345,12 +345,40 @@ def moe_module():
     return moe_channels
 
 
-def case_moe(routing, dtype=torch.bfloat16):
+class RouterMath(torch.autograd.Function):
+    """The caller's router with the example Router's own backward arithmetic (bf16 products
+    summed over tokens), instead of autograd's matmul and sigmoid backward."""
+
+    @staticmethod
+    def forward(ctx, x, weight):  # pylint: disable=arguments-differ
+        probs = torch.sigmoid(x @ weight)
+        ctx.save_for_backward(x, weight, probs)
+        return probs
+
+    @staticmethod
+    def backward(ctx, grad_probs):  # pylint: disable=arguments-differ
+        x, weight, probs = ctx.saved_tensors
+        grad_pre = grad_probs * probs * (1 - probs)
+        return grad_pre.unsqueeze(-1) * weight, (grad_pre.unsqueeze(-1) * x).sum(dim=0)
+
+
+def per_tensor(names, a, b):
+    """{name: max abs diff} for the tensors that are not bit-equal."""
+    return {
+        n: (ta - tb).abs().max().item()
+        for n, ta, tb in zip(names, a, b)
+        if ta is not None and not torch.equal(ta, tb)
+    }
+
+
+def case_moe(routing, dtype=torch.bfloat16, same_router=False):
+    name = "moe_bf16_same_router" if same_router else "moe_bf16"
     if not CUDA:
-        return {"case": "moe_bf16", "status": "skipped", "why": "the example's experts are CUDA"}
+        return {"case": name, "status": "skipped", "why": "the example's experts are CUDA"}
     mc = moe_module()
     torch.manual_seed(0)
-    routed, caller, params, tokens, hidden = mc.build(dtype=dtype)
+    probs_fn = RouterMath.apply if same_router else None
+    routed, caller, params, tokens, hidden = mc.build(dtype=dtype, probs_fn=probs_fn)
     x = torch.randn(tokens, hidden, device="cuda", dtype=dtype)
     dy = torch.randn(tokens, hidden, device="cuda", dtype=dtype)
 
@@ -366,10 +394,23 @@ def case_moe(routing, dtype=torch.bfloat16):
 
         return fn
 
-    fns = {"channels": make(routed, 0), "caller": make(caller, 1)}
+    seen = {}
+
+    def kept(v, fn_):
+        def fn():
+            seen[v] = fn_()
+            return seen[v]
+
+        return fn
+
+    fns = {"channels": kept("channels", make(routed, 0)), "caller": kept("caller", make(caller, 1))}
     if routing != "both":
         fns = {routing: fns[routing]}
-    return run_variants("moe_bf16", fns, {"rtol": 2e-2, "atol": 2e-2}, routing)
+    res = run_variants(name, fns, {"rtol": 2e-2, "atol": 2e-2}, routing)
+    if len(seen) == 2:
+        names = ["y", "x.grad", *sorted(params)]
+        res["not_bit_equal"] = per_tensor(names, seen["channels"], seen["caller"])
+    return res
 
 
 def case_moe_graph(routing, dtype=torch.bfloat16):
@@ -445,6 +486,7 @@ def main() -> int:
         )
     plan.append(("compile", lambda: case_compile(dtype, a.routing, a.compile_backend)))
     plan.append(("moe_bf16", lambda: case_moe(a.routing)))
+    plan.append(("moe_bf16_same_router", lambda: case_moe(a.routing, same_router=True)))
     plan.append(("moe_graph", lambda: case_moe_graph(a.routing)))
     if a.routing == "both":
         plan.append(("docs_example", lambda: case_docs(a.docs_example)))

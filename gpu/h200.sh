@@ -183,10 +183,26 @@ st_blocks() {  # patched (both routings) and base (caller-routed halves) side by
   touch "$S/blocks.done"
 }
 
-st_l0_base_blocks() {  # together: neither is a timing
+st_basetests() {  # the series' own tests (the patched test file) on the base's Python sources
+  [ -f "$S/base.ok" ] || st_base || return 1
+  local k=${H200_BASETESTS_K:-"TestExtraTensorChannels or TestRetainGraph or test_fusion_plan or test_parameters_survive or test_sequential_of_one_fuser or in_place_residual"}
+  say "basetests: -k '$k' on the base and on the patched tree"
+  local side pp
+  for side in base patched; do
+    if [ "$side" = base ]; then pp=$(pyenv_base); else pp=$(pyenv_patched); fi
+    (cd "$RUN" && PYTHONPATH=$pp timeout "${H200_BASETESTS_S:-240}" "$PY" -m pytest -q -p no:cacheprovider \
+      -n 4 "$FORK/tests/pytorch/test_fusible_ops.py" -k "$k" --junitxml="$S/basetests-$side.xml" -rf \
+      > "$LOG/basetests-$side.log" 2>&1; echo "rc=$?" >> "$LOG/basetests-$side.log")
+    echo "pytest $FORK/tests/pytorch/test_fusible_ops.py -k '$k' (PYTHONPATH=$side)" >> "$S/basetests.commands"
+  done
+  touch "$S/basetests.done"
+}
+
+st_l0_base_blocks() {  # together: none is a timing
   st_l0_base & local a=$!
   st_blocks & local b=$!
-  wait $a; wait $b
+  st_basetests & local c=$!
+  wait $a; wait $b; wait $c
 }
 
 st_perf() {
@@ -241,7 +257,7 @@ pipeline() {
     echo "stage $st start $(elapsed) s" >> "$S/pipeline.stages"
     case $st in
       build) st_build ;; base) st_base ;; l0) st_l0 ;; l0-base) st_l0_base ;; blocks) st_blocks ;;
-      l0-base+blocks) st_l0_base_blocks ;; perf) st_perf ;;
+      l0-base+blocks) st_l0_base_blocks ;; perf) st_perf ;; basetests) st_basetests ;;
       *) say "unknown stage $st"; false ;;
     esac
     local rc=$?
@@ -295,7 +311,8 @@ cmd_status() {
   [ -f "$LOG/build.log" ] && { echo "-- build.log tail"; tail -n 5 "$LOG/build.log"; }
   [ -f "$LOG/l0.log" ] && { echo "-- l0.log tail"; tail -n 18 "$LOG/l0.log"; }
   [ -f "$S/l0-compare.md" ] && { echo "-- l0-compare"; head -n 25 "$S/l0-compare.md"; }
-  for f in "$S"/blocks-*.jsonl; do [ -f "$f" ] && { echo "-- $(basename "$f")"; cut -c1-220 "$f"; }; done
+  for f in "$S"/blocks-*.jsonl; do [ -f "$f" ] && { echo "-- $(basename "$f")"; cut -c1-400 "$f"; }; done
+  for f in "$LOG"/basetests-*.log; do [ -f "$f" ] && { echo "-- $(basename "$f")"; grep -E "^FAILED|^ERROR|passed|failed|rc=" "$f" | cut -c1-200 | tail -n 40; }; done
   [ -f "$S/perf/report.txt" ] && { echo "-- perf"; cat "$S/perf/report.txt"; }
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader 2>/dev/null
   return 0
@@ -323,7 +340,7 @@ print(json.dumps(r, indent=1))" "$S/perf" > "$out/perf.json"
   for f in "$LOG"/*.log "$S"/l0/*.log "$S"/l0-rerun/*.log; do
     [ -f "$f" ] && tail -c 400000 "$f" > "$t/logs/$(basename "$(dirname "$f")")_$(basename "$f")"; done
   cp "$S"/l0/*.xml "$S"/l0-rerun/*.xml "$S"/l0/status.json "$t/junit/" 2>/dev/null
-  cp "$S"/l0-rerun/*.ids "$S"/l0-rerun/*.absent.txt "$t/junit/" 2>/dev/null
+  cp "$S"/l0-rerun/*.ids "$S"/l0-rerun/*.absent.txt "$S"/basetests-*.xml "$S/basetests.commands" "$t/junit/" 2>/dev/null
   tar -cJf "$out/logs.tar.xz" -C "$t" logs junit 2>/dev/null
   ls -la "$out"
 }
@@ -335,6 +352,6 @@ case ${1:-status} in
   wait) cmd_wait "${2:-560}" ;;
   status) cmd_status ;;
   collect) cmd_collect ;;
-  build|base|l0|l0-base|blocks|perf) setup || exit 1; launch "$1" ;;
+  build|base|l0|l0-base|blocks|perf|basetests) setup || exit 1; launch "$1" ;;
   *) echo "usage: $0 start [STAGES]|setup|wait [S]|status|collect|build|base|l0|l0-base|blocks|perf" >&2; exit 2 ;;
 esac
