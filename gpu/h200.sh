@@ -26,8 +26,13 @@
 #  logs.tar.xz (trimmed logs, every junit xml). A lost call loses nothing: state lives in
 #  $H200_STATE (default $HOME/h200) until the machine goes back; the next `wait` resumes.
 #  Other verbs: status, collect, setup, and one stage alone under setsid: build base l0
-#  l0-base blocks perf (e.g. `bash gpu/h200.sh l0-base && bash gpu/h200.sh wait 300`).
-#  Knobs: H200_L0_BUDGET (480), H200_L0_SLOTS (20 xdist workers + serial files at once),
+#  l0-base blocks basetests perf (e.g. `bash gpu/h200.sh l0-base && bash gpu/h200.sh wait 300`).
+#  l0-base+blocks also runs basetests: the series' own tests (the patched test file) once on the
+#  patched sources and once on the base's (H200_BASETESTS_K selects them), to show that each
+#  test of a fix fails on the base. Session 7 ran `start build base l0 l0-base+blocks` (no perf)
+#  with H200_DEADLINE_S=1450 H200_AFTER_L0_S=260 H200_BASE_ROUTING=both.
+#  Knobs: H200_BASE_ROUTING (caller; both runs the channel halves on the base too),
+#  H200_L0_BUDGET (480), H200_L0_SLOTS (20 xdist workers + serial files at once),
 #  H200_L0_ARGS (e.g. "--only test_fusible_ops"), H200_PERF_ROUNDS (8), H200_BLOCKS_S (200).
 set -uo pipefail
 
