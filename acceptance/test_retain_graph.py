@@ -2,7 +2,9 @@
 
 - Each backward pass through a retained graph adds the grads that plain PyTorch adds: basic
   ops, an op that frees its saved tensors with clear_tensor_data (as TE's linear, activation
-  and norm ops do), channels, an in-place channel consumer, backward and joint fusions.
+  and norm ops do), channels, an in-place channel consumer, an in-place producer that adds
+  into the caller's grad of its extra output, backward and joint fusions. Every pass gets the
+  same grad tensors, as a tool that replays the backward pass gives them.
 - Normal training is unchanged: without a retained graph, ops still free their saved tensors
   in backward, and a second backward gets PyTorch's own error.
 - Where a replay cannot be trusted, the next backward raises an error naming the op and why:
@@ -105,6 +107,10 @@ def build(case, size):
         m, b = MulWeight(size), te_ops.Bias(size, device="cpu")
         model = te_ops.Sequential(te_ops.ConstantScale(2.0), m, b)
         return model, lambda x, w, p: 2 * x * w + p, [m.weight, b.bias], contextlib.nullcontext()
+    if case == "in_place_producer":
+        mk, b = te_ops.MakeExtraOutput(in_place=True), te_ops.Bias(size, device="cpu")
+        model = te_ops.Sequential(mk, b)
+        return model, lambda x, p: (x + p, x), [b.bias], contextlib.nullcontext()
     ops, bias = residual_block(size, in_place=case == "in_place_consumer")
     model = te_ops.Sequential(*ops)
     fusion = contextlib.nullcontext()
@@ -126,6 +132,7 @@ CASES = [
     "clears_saved",
     "channel",
     "in_place_consumer",
+    "in_place_producer",
     "backward",
     "forward_backward",
 ]
@@ -138,16 +145,18 @@ def test_backward_passes_through_retained_graph_match_pytorch(case, size=8):
     x = torch.rand(3, size, requires_grad=True)
     x_ref = x.detach().clone().requires_grad_(True)
     with fusion:
-        y = model(x)
+        ys = model(x)
     if case in ("backward", "forward_backward"):
         fuser = model._module_groups[0]
         assert isinstance(fuser._backward_ops[0][0], FusedResidual)
-    y_ref = reference(x_ref, *refs)
-    torch.testing.assert_close(y, y_ref)
+    ys_ref = reference(x_ref, *refs)
+    ys, ys_ref = (y if isinstance(y, tuple) else (y,) for y in (ys, ys_ref))
+    torch.testing.assert_close(ys, ys_ref)
+    dys = [torch.randn_like(y) for y in ys]
+    dys_ref = [dy.clone() for dy in dys]
     for retain in (True, True, False):
-        dy = torch.randn_like(y)
-        torch.autograd.backward(y, dy, retain_graph=retain)
-        torch.autograd.backward(y_ref, dy, retain_graph=retain)
+        torch.autograd.backward(ys, dys, retain_graph=retain)
+        torch.autograd.backward(ys_ref, dys_ref, retain_graph=retain)
         torch.testing.assert_close(x.grad, x_ref.grad)
         for p, r in zip(params, refs):
             torch.testing.assert_close(p.grad, r.grad)
@@ -225,8 +234,8 @@ def test_unkept_saved_tensors_name_the_op(saving_op, size=16):
     loss = model(x).sum()
     loss.backward(retain_graph=True)
     torch.testing.assert_close(x.grad, torch.full_like(x, 3.0))
-    match = rf"op 1 \({saving_op.__name__}\) saved quantized tensors or tensor objects"
-    with pytest.raises(RuntimeError, match=match):
+    saved = "quantized tensors" if saving_op is SaveFloat8 else "tensor objects"
+    with pytest.raises(RuntimeError, match=rf"op 1 \({saving_op.__name__}\) saved {saved}"):
         loss.backward()
     torch.testing.assert_close(x.grad, torch.full_like(x, 3.0))  # no partial grads added
 
