@@ -227,3 +227,27 @@ def test_pr_refuses_to_overwrite_an_output_file_edited_since(three, project, ups
     md.unlink()  # the advice: keep the edit elsewhere, delete the file
     assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
     assert md.is_file() and "EDITED" not in md.read_text()
+
+
+@pytest.mark.parametrize("edit", ["patch", "untracked"])
+def test_pr_refuses_a_symlinked_folder_in_its_output(three, project, upstream, capsys, tmp_path,
+                                                     edit):  # fmt: skip
+    """tool-review-v7 #1: a sub-folder of pr-out/ that is a link to another folder was not
+    walked, so an edited patch in it was overwritten and a file of yours went unseen."""
+    from test_review_v4 import WHO, group_all
+
+    group_all(three, project)
+    out = tmp_path / "po"
+    assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
+    elsewhere = tmp_path / "elsewhere"
+    (out / "all").rename(elsewhere)
+    (out / "all").symlink_to(elsewhere)
+    mine = next(elsewhere.glob("*.patch")) if edit == "patch" else elsewhere / "notes.txt"
+    mine.write_text("hand-edited before sending\n")
+    rc, said = te("pr", "--te-src", str(upstream), "--out", str(out), *WHO, capsys=capsys)
+    assert rc == 2 and "all is a symbolic link" in said and "Remove the link" in said, said
+    assert mine.read_text() == "hand-edited before sending\n"
+    (out / "all").unlink()  # the advice: remove the link
+    assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
+    assert mine.read_text() == "hand-edited before sending\n"
+    assert (out / "all").is_dir() and not (out / "all").is_symlink()

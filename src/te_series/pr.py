@@ -22,6 +22,7 @@ SUMMARY.md listing each branch and its base.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -167,8 +168,24 @@ def refuse_prerequisites(repo: Path, series: Series, base: str) -> None:
         )
 
 
-def out_files(out: Path) -> set[str]:
-    return {p.relative_to(out).as_posix() for p in out.rglob("*") if not p.is_dir()} - {MARKER}
+def walk_out(out: Path, root: Path) -> tuple[set[str], list[Path]]:
+    """The files (relative names, the marker left out) and folders under OUT: the one walk
+    of it. A symbolic link inside OUT is refused: pr would write through it, where its
+    record of what it wrote does not see (tool-review-v7 #1)."""
+    files, dirs = set(), []
+    for top, subdirs, names in os.walk(out):
+        for n in subdirs + names:
+            if (Path(top) / n).is_symlink():
+                link = Path(top) / n
+                raise SeriesError(
+                    f"{rel(link, root)} is a symbolic link (to {os.readlink(link)}): pr writes "
+                    "only into folders of its own, and through a link it would overwrite files "
+                    "it cannot check. Remove the link (or put the folder it names in its "
+                    "place), or choose another --out; nothing was written."
+                )
+        dirs += [Path(top) / n for n in subdirs]
+        files |= {(Path(top) / n).relative_to(out).as_posix() for n in names}
+    return files - {MARKER}, dirs
 
 
 def prepare_out(out: Path, root: Path) -> None:
@@ -191,7 +208,8 @@ def prepare_out(out: Path, root: Path) -> None:
                 wrote[name] = blob
             else:  # an earlier te-series listed names only
                 wrote[line] = ""
-        other = sorted(out_files(out) - set(wrote))
+        found, dirs = walk_out(out, root)
+        other = sorted(found - set(wrote))
         if other:
             raise SeriesError(
                 f"{rel(out, root)} holds file(s) te-series pr did not write: "
@@ -200,7 +218,7 @@ def prepare_out(out: Path, root: Path) -> None:
             )
         # Only what the marker lists and is found in OUT: a marker line naming a path
         # elsewhere (absolute, or through ..) removes nothing.
-        present = sorted(set(wrote) & out_files(out))
+        present = sorted(set(wrote) & found)
         edited = [n for n in present if blob_id((out / n).read_bytes()) != wrote[n]]
         if edited:
             where = rel(out, root)
@@ -219,18 +237,18 @@ def prepare_out(out: Path, root: Path) -> None:
             )
         for name in present:
             (out / name).unlink()
-        for d in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
+        for d in sorted(dirs, reverse=True):
             if not any(d.iterdir()):
                 d.rmdir()
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).write_text(MARKER_HEAD)
 
 
-def write_marker(out: Path) -> None:
+def write_marker(out: Path, root: Path) -> None:
     """List what pr wrote, with each file's blob id, so that the next run replaces those
     files (while unchanged) and no others."""
     if out.is_dir():
-        names = sorted(out_files(out))
+        names = sorted(walk_out(out, root)[0])
         lines = "".join(f"{blob_id((out / n).read_bytes())} {n}\n" for n in names)
         (out / MARKER).write_text(MARKER_HEAD + lines)
 
@@ -300,7 +318,7 @@ def run(args) -> int:
                 format_patch(repo, f"{on}..pr/{slug}", out / slug)
             write_summary(out, base, who, summary, authors)
         finally:
-            write_marker(out)
+            write_marker(out, root)
     print(f"{len(groups)} PR branch(es), {len(names)} commit(s), signed off by {who}:")
     print((out / "SUMMARY.md").read_text())
     return 0
