@@ -585,3 +585,23 @@ def test_te_series_root_naming_another_checkout_is_said(
     rc, out = te("status", capsys=capsys)
     assert rc == 0 and f"warning: working on {project}" in out
     assert f"not on the checkout you are in ({other})" in out
+
+
+@pytest.mark.parametrize("header", ["Subject: other", "From: Someone <some@one.org>",
+                                    "Date: Mon, 1 Jan 2024 00:00:00 +0000"])  # fmt: skip
+def test_an_in_body_header_is_named_on_its_own_line(three, project, capsys, header):
+    """tool-review-v7 #4: a `Subject:` at the top of the body changes the subject, and was
+    blamed on message line 1 (the subject, which is fine) instead of line 3."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    commit(fork, {"tests/e.py": "E = 1\n"}, f"[PyTorch] Add e\n\n{header}\n\nbody\n")
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and f"message line 3, {header!r}" in out, out
+    assert "message line 1" not in out
+    assert patch_bytes(three) == before
+    assert "Put another line of text above it" in out
+    # The advice: a line above it; then export gets past it.
+    reworded = f"[PyTorch] Add e\n\nAs said:\n{header}\n\nbody\n"
+    sh("git", "commit", "-q", "--amend", "-m", reworded, cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out

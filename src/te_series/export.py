@@ -287,14 +287,34 @@ def as_exported(message: str) -> str:
     return stripspace("\n".join([" ".join(lines[:cut]), *lines[cut:]]))
 
 
+IN_BODY_HEADER = re.compile(r"^(From|Subject|Date):")
+
+
+def message_line(message: str, text: str) -> int:
+    """The number of the first line of a commit message below its subject that reads `text`."""
+    lines = [l.rstrip("\r") for l in message.split("\n")]
+    start = lines.index("") if "" in lines else 1
+    return next((i + 1 for i, l in enumerate(lines) if i >= start and l == text), start + 1)
+
+
 def why_cut(line: str) -> str:
     if line.startswith("---"):
         return "a line starting with '---' is where git am starts reading the diff"
     if line.startswith("diff -") or line.startswith("Index: "):
         return "git am reads a line starting with 'diff -' or 'Index: ' as the start of a diff"
-    if re.match(r"^(From|Subject|Date):", line):
-        return "git am reads 'From:', 'Subject:' or 'Date:' at the top of the body as a header"
+    if IN_BODY_HEADER.match(line):
+        return (
+            "git am reads 'From:', 'Subject:' or 'Date:' at the top of the body as a header "
+            "(indented too)"
+        )
     return "git am reads it differently"
+
+
+def how_to_keep(line: str) -> str:
+    """The advice for a message line git am would read differently."""
+    if IN_BODY_HEADER.match(line.lstrip()):
+        return "Put another line of text above it (am reads headers only at the top)"
+    return "Indent that line or write it another way"
 
 
 def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) -> None:
@@ -308,10 +328,9 @@ def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) 
         try:
             headers, body, _ = mailinfo(path.read_bytes(), tree, path.name)
         except SplitMail as e:
-            lines = message.split("\n")
-            i = next((i for i, l in enumerate(lines) if l.rstrip("\r") == e.line), 0)
             problems.append(
-                f"commit {rev[:12]} ({subject!r}): message line {i + 1}, {e.line!r}: git am "
+                f"commit {rev[:12]} ({subject!r}): message line {message_line(message, e.line)}"
+                f", {e.line!r}: git am "
                 "reads it as the first line of another mail (git mailsplit), so the patch "
                 "would bring back a message that ends above it (and make a commit of the "
                 "rest). Indent that line or write it another way"
@@ -321,12 +340,15 @@ def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) 
         if got != want:
             w, g = want.split("\n"), got.split("\n")
             i = next((i for i, (a, b) in enumerate(zip(w, g)) if a != b), min(len(w), len(g)))
+            if i <= 2 and len(w) > 2 and IN_BODY_HEADER.match(w[2]):
+                i = 2  # am took the body's first line for a header: `Subject:` changes line 1
             line = w[i] if i < len(w) else ""
+            at = message_line(message, line) if i else 1
             problems.append(
-                f"commit {rev[:12]} ({subject!r}): message line {i + 1}, {line!r}: "
+                f"commit {rev[:12]} ({subject!r}): message line {at}, {line!r}: "
                 f"{why_cut(line)}, so the patch would bring back "
                 + (f"{g[i]!r} there" if i < len(g) else "a message that ends above it")
-                + " (and lose what follows). Indent that line or write it another way"
+                + f" (and lose what follows). {how_to_keep(line)}"
             )
         have = f"{headers.get('Author', '')} <{headers.get('Email', '')}>"
         if have != author.strip():
