@@ -654,3 +654,37 @@ def test_a_crlf_series_keeps_its_line_ends(three, project, capsys):
     assert te("export")[0] == 0
     data = three.series_file.read_bytes()
     assert b"0004-PyTorch-Add-d.patch\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
+
+
+def test_the_advice_for_uncommitted_patch_edits_gets_export_going(three, project, capsys):
+    """tool-review-v7 #5a: the advice names the edited files (not all of patches/) and its
+    command to throw the edits away works."""
+    name = three.names()[0]
+    path = three.dir / name
+    path.write_text(path.read_text().replace("Because it helps.", "Because it helps a lot."))
+    reword(project / "fork", "HEAD~3", "s/helps/really.helps/")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"git checkout HEAD -- patches/{name}" in out, out
+    assert "git checkout -- patches." not in out
+    sh("git", "checkout", "HEAD", "--", f"patches/{name}", cwd=project)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+
+
+def test_an_untracked_draft_in_patches_is_named_as_such(three, project, capsys, tmp_path):
+    """tool-review-v7 #5a: an untracked draft with the name a new commit gets: the advice
+    was to commit and rebuild (the draft is in no series) or `git checkout -- patches`
+    (which leaves an untracked file, and reverts every other edit)."""
+    fork = project / "fork"
+    commit(fork, {"tests/new.py": "N = 1\n"}, msg("New thing"))
+    draft = three.dir / "0004-PyTorch-New-thing.patch"
+    draft.write_text("my draft\n")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "0004-PyTorch-New-thing.patch: in no commit (untracked)" in out, out
+    assert "move it out of patches/" in out
+    assert "git checkout" not in out and "rebuild" not in out
+    assert draft.read_text() == "my draft\n"
+    draft.rename(tmp_path / "draft.patch")  # the advice: move it out
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert (tmp_path / "draft.patch").read_text() == "my draft\n"

@@ -729,12 +729,27 @@ def uncommitted(root: Path, p: Plan) -> list[str]:
             f"{rel(d, root)} && git commit), then export again."
         )
     else:
-        how = (
-            f"Those edits are not in {name}/. To keep them, commit them (git add "
-            f"{rel(d, root)} && git commit) and rebuild {name}/ from them "
-            f"({tree_verbs(p.tree, p.state)['rebuild']}); to throw them away, git checkout -- "
-            f"{rel(d, root)}. Then export again; `git diff` shows the edits."
-        )
+        listed = lambda out: [rel(probe / n, root) for n in out.split("\0") if n]  # noqa: E731
+        paths = [f.name for f in touched]  # probe is d: touched files exist
+        loose = listed(git("ls-files", "--others", "-z", "--", *paths, cwd=probe))
+        edited = listed(git("diff", "--name-only", "-z", "--relative", "HEAD", "--", *paths,
+                            cwd=probe))  # fmt: skip
+        quoted = " ".join(shlex.quote(f) for f in edited)
+        how = ""
+        if edited:
+            how += (
+                f"The edits of {', '.join(edited)} are not in {name}/ (git diff HEAD -- "
+                f"{quoted} shows them). To keep them, commit them (git add {quoted} && git "
+                f"commit) and rebuild {name}/ from them ({tree_verbs(p.tree, p.state)['rebuild']});"
+                f" to throw them away: git checkout HEAD -- {quoted}. "
+            )
+        if loose:
+            how += (
+                f"{', '.join(loose)}: in no commit (untracked) and not what {name}/ was made "
+                f"from, so export would overwrite it: move it out of {rel(d, root)}/ (or delete "
+                "it). "
+            )
+        how += "Then export again."
     return ["export would overwrite or delete files with uncommitted edits:\n" + status.rstrip()
             + "\n" + how]  # fmt: skip
 
