@@ -688,3 +688,25 @@ def test_an_untracked_draft_in_patches_is_named_as_such(three, project, capsys, 
     rc, out = te("export", capsys=capsys)
     assert rc == 0, out
     assert (tmp_path / "draft.patch").read_text() == "my draft\n"
+
+
+def test_continue_after_the_stopped_patch_file_was_fixed(three, project, upstream, capsys):
+    """tool-review-v7 #5b: apply stopped on a damaged patch file, the file was fixed in
+    patches/, and --continue said "resolve the conflicts" (there are none) and would have
+    gone on with the old file. Its advice (abort that am, continue) applies the new file."""
+    name = three.names()[1]
+    path = three.dir / name
+    good = path.read_bytes()
+    path.write_bytes(good.replace(b' """Return values as a tuple."""', b" damaged context"))
+    save(project, "damage")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 2
+    new = project / "fork.new"
+    path.write_bytes(good)  # fixed, not committed yet
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 2 and f"patches/{name} changed since apply stopped on it" in out, out
+    assert "Resolve the conflicts" not in out
+    sh("git", "am", "--abort", cwd=new)  # the advice
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 0 and "(complete)" in out, out
+    assert not new.exists()
+    assert sh("git", "rev-list", "--count", "HEAD", cwd=project / "fork").strip() == "4"

@@ -24,6 +24,7 @@ from .core import (
     Series,
     SeriesError,
     abort_am,
+    blob_id,
     apply_patches,
     build_aside,
     commits,
@@ -145,6 +146,19 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
     busy = in_progress(tree)
     if busy and busy != "a git am":
         raise SeriesError(f"{busy} is in progress in {name_}/; finish or abort it first")
+    # The stopped patch's file changed since apply took it (tool-review-v7 #5b): git am's
+    # stop is of the old file. Once that am is aborted, the file as it is now is applied.
+    recorded = (state.recorded or {}).get(name)
+    refiled = state.failed == name and recorded is not None and patch.is_file()
+    refiled = refiled and blob_id(patch.read_bytes()) != recorded
+    if refiled and busy and not skip:
+        raise SeriesError(
+            f"{rel(patch, root)} changed since apply stopped on it: the git am stopped in "
+            f"{name_}/ is of the file as it was, so --continue would go on with the old "
+            f"version. To apply the file as it is now: git -C {name_} am --abort (this drops "
+            f"what that git am left in {name_}/), then {verbs['continue']}. Or rebuild "
+            f"({verbs['rebuild']})."
+        )
     if skip:
         if busy:
             abort_am(tree)
@@ -164,10 +178,16 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
         else:
             proc = git_run("am", "--continue", cwd=tree, env={"GIT_EDITOR": "true"})
             if proc.returncode != 0:
+                marked = git("diff", "--name-only", "--diff-filter=U", cwd=tree).split()
                 raise SeriesError(
                     f"git am --continue in {name_}/ failed:\n"
                     f"{(proc.stdout + proc.stderr).strip()}\n"
-                    f"Resolve the conflicts and `git -C {name_} add` the files, then run "
+                    + (
+                        f"Resolve the conflicts in {', '.join(marked)}"
+                        if marked
+                        else f"No file of {name_}/ has conflict markers: make the change by hand"
+                    )
+                    + f" and `git -C {name_} add` the files, then run "
                     f"{verbs['continue']} again (or `git -C {name_} am --abort`, commit a "
                     f"fixed version of the change yourself, and {verbs['continue']})."
                 )
@@ -176,7 +196,9 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
         if busy:  # interrupted inside git am: start that patch again
             abort_am(tree)
         fresh = _unnoted(tree, state)
-        if state.failed:
+        if state.failed and not fresh and refiled:
+            print(f"{name} changed since apply stopped on it: applying it as it is now")
+        elif state.failed:
             if not fresh:
                 raise SeriesError(
                     f"{name} is still not in {name_}/: resolve the stopped git am, or "
