@@ -20,7 +20,18 @@ from pathlib import Path
 import pytest
 
 from te_series import core
-from series_helpers import THREE, commit, make_series, msg, patch_bytes, sh, te
+from series_helpers import (
+    GOOD_CHANGE,
+    GOOD_MSG,
+    THREE,
+    commit,
+    make_series,
+    msg,
+    patch_bytes,
+    save,
+    sh,
+    te,
+)
 
 WRAPPER = """#!/bin/sh
 n=$(( $(cat "{counter}" 2>/dev/null || echo 0) + 1 ))
@@ -185,6 +196,59 @@ def test_rebase_interrupted_after_any_git_call(project, upstream, capsys, ctrl_c
         assert toml.read_text() == new_toml, n
         assert patch_bytes(three) == before, n
         assert core.read_state(fork).base == new and noted(fork) == 1, n
+
+    run_until_done(ctrl_c_at, capsys, project, start, resume, check)
+
+
+def test_port_edit_interrupted_after_any_git_call(project, upstream, tmp_path, capsys, ctrl_c_at):
+    """`port --edit --force` over a port tree with an unexported commit; the advice status
+    gives (tool-review-v7 #2: `apply --continue --port R` swapped in a tree that stopped
+    before the port, as complete) finishes the port, and the old tree is in a backup."""
+    from test_check_port import NEWER, wheels
+
+    make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    wheels(project, upstream, tmp_path, NEWER)
+    assert te("port", "--release", "10.0.0", "--edit")[0] == 0
+    tree = project / "fork-port" / "10.0.0"
+    ported = (tree / "transformer_engine/pytorch/fuser.py").read_text()
+    commit(tree, {"transformer_engine/pytorch/fuser.py": ported.replace("NEW = 1", "NEW = 2")},
+           msg("Keep NEW in step"))  # fmt: skip
+    assert te("export", "--port", "10.0.0")[0] == 0
+    save(project)
+    want = sh("git", "rev-parse", "HEAD^{tree}", cwd=tree).strip()
+    commit(tree, {"tests/mine.py": "MINE = 1\n"}, msg("Unexported"))
+    kept = tmp_path / "kept-port"
+    shutil.copytree(tree, kept, symlinks=True)
+    backups = project / ".te-series-backup"
+
+    def start():
+        for t in (tree, tree.with_name("10.0.0.new")):
+            shutil.rmtree(t, ignore_errors=True)
+        shutil.copytree(kept, tree, symlinks=True)
+        return ["port", "--release", "10.0.0", "--edit", "--force"]
+
+    def resume(rc, out, capsys):
+        if rc == 0:
+            return 0
+        said = te("status", capsys=capsys)[1]
+        if "te-series apply --continue --port 10.0.0" in said:
+            rc, out = te("apply", "--continue", "--port", "10.0.0", capsys=capsys)
+            return 0 if rc == 0 or "already holds the whole series" in out else rc
+        # an unfinished port says to make it again; or nothing was left of the new one
+        assert "interrupted while porting" in said or "10.0.0.new" not in said, said
+        return te("port", "--release", "10.0.0", "--edit", "--force")[0]
+
+    def check(n):
+        assert not tree.with_name("10.0.0.new").exists(), n
+        state = core.read_state(tree)
+        assert state.kind == "port" and state.complete and state.release == "10.0.0", n
+        assert sh("git", "rev-parse", "HEAD^{tree}", cwd=tree).strip() == want, n
+        holding = [
+            g.parent
+            for g in backups.glob("*/10.0.0*/.git")
+            if "Unexported" in sh("git", "log", "--format=%s", "series", cwd=g.parent)
+        ]
+        assert len(holding) == n, n  # each run kept the old tree whole
 
     run_until_done(ctrl_c_at, capsys, project, start, resume, check)
 

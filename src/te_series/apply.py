@@ -45,6 +45,7 @@ from .core import (
     settle,
     swap_in,
     tree_verbs,
+    unfinished_port,
     write_state,
 )
 
@@ -121,6 +122,9 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
     name_ = rel(tree, root)
     if state is None:
         raise SeriesError(f"{name_}/ was not made by te-series apply; nothing to continue")
+    why = unfinished_port(tree, root, state)
+    if why:
+        raise SeriesError(why)
     if settle(tree, state) != state:  # a Ctrl-C after a patch's note, before its record
         state = settle(tree, state)
         write_state(tree, state)

@@ -1194,6 +1194,20 @@ def tree_verbs(tree: Path, state: State | None = None) -> dict[str, str]:
     }
 
 
+def unfinished_port(tree: Path, root: Path, state: State | None) -> str | None:
+    """Why a port tree cannot be resumed, or None: its build stopped (a Ctrl-C) before the
+    port patches, so it holds the series on the pinned release, not a port; only building
+    it again makes one (tool-review-v7 #2)."""
+    if tree.parent.name != "fork-port" or state is None or state.kind == "port":
+        return None
+    return (
+        f"{rel(tree, root)}/ was interrupted while porting, before its port patches: it holds "
+        f"the series on its own base release {state.release}, not the port. Make the port "
+        f"again: {tree_verbs(tree, state)['rebuild']} (the trees there are kept whole in "
+        f"{BACKUP_DIR}/)."
+    )
+
+
 def settle(tree: Path, state: State) -> State:
     """The record brought up to the tree: a patch whose commit te-series' git am made and
     noted counts as applied, though a Ctrl-C came before the record said so (the note is
@@ -1220,6 +1234,9 @@ def describe_tree(tree: Path, root: Path) -> str:
         return f"{name}: {e}"
     if state is None:
         return f"{name}: not made by te-series apply (no recorded state)"
+    why = unfinished_port(tree, root, state)
+    if why:
+        return why
     verbs = tree_verbs(tree, state)
     # Skipped patches are no commits; after a rebase, only patches with a commit on the new
     # base count.

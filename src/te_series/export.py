@@ -56,6 +56,7 @@ from .core import (
     rel,
     set_note,
     tree_verbs,
+    unfinished_port,
     untracked,
     write_atomic,
     write_state,
@@ -112,6 +113,9 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
             f"{name}/ is {where}, not on {SERIES_BRANCH!r}, the branch te-series exports: "
             f"{how}, then export again."
         )
+    why = unfinished_port(tree, root, state)
+    if why:
+        raise SeriesError(why)
     if state.kind == "pypi":
         raise SeriesError(
             f"{name}/ was built from a PyPI base, which lacks tests/ and docs/, so exporting it "

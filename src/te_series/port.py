@@ -73,7 +73,14 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     )  # fmt: skip
     write_state(dest, state)
     check_pypi_blobs(dest, series)
-    apply_patches(dest, series, state, include=PYPI_PREFIX + "*")
+    try:
+        apply_patches(dest, series, state, include=PYPI_PREFIX + "*")
+    except PatchFailed as err:  # no port to resume: the series itself does not apply
+        raise SeriesError(
+            f"porting to {release}: the series does not apply on its own base release "
+            f"{base_release}: {err}Fix the series first (te-series check names what fails); "
+            "nothing of the port was kept."
+        ) from None
 
     progress(f"importing transformer_engine {release} as the port target")
     git("checkout", "-q", "-b", "target", base, cwd=dest)
