@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from te_series import cli
-from te_series.core import Series, make_tree
+from te_series.series import Series
+from te_series.worktree import make_tree
 from te_series.export import export
 
 ME = {

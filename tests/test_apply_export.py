@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from te_series import core
+from te_series import worktree
 from te_series import export as export_mod
-from te_series.core import blob_id, make_tree, read_patch, read_state
+from te_series.git import blob_id
+from te_series.series import read_patch
+from te_series.worktree import make_tree, read_state
 from series_helpers import (
     CONFLICTING,
     FUSER,
@@ -131,7 +133,7 @@ def test_interrupted_apply_says_where_and_export_refuses(
 ):
     before = patch_bytes(three)
     shutil.rmtree(project / "fork")
-    real_am, calls = core.am, []
+    real_am, calls = worktree.am, []
 
     def am(*a, **k):
         calls.append(1)
@@ -139,13 +141,13 @@ def test_interrupted_apply_says_where_and_export_refuses(
             raise KeyboardInterrupt
         return real_am(*a, **k)
 
-    monkeypatch.setattr(core, "am", am)
+    monkeypatch.setattr(worktree, "am", am)
     rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
     assert rc == 130
     assert "interrupted" in out and "fork/: 1 of 3 patch(es)" in out
     assert "te-series apply --continue" in out
     assert "patches/ was not written" in out and "all at once" not in out  # m3
-    monkeypatch.setattr(core, "am", real_am)
+    monkeypatch.setattr(worktree, "am", real_am)
     rc, out = te("export", capsys=capsys)
     assert rc == 2 and "holds only 1 of the 3 patches" in out
     assert "Apply the rest first: te-series apply --continue." in out and "fix" not in out

@@ -8,7 +8,10 @@ import pytest
 
 from te_series import check as check_mod
 from te_series import port as port_mod
-from te_series.core import SeriesError, blob_id, make_tree, read_patch, read_state
+from te_series.util import SeriesError
+from te_series.git import blob_id
+from te_series.series import read_patch
+from te_series.worktree import make_tree, read_state
 from series_helpers import (
     CONFLICTING,
     FUSER,
@@ -65,7 +68,7 @@ def test_lint_reports_each_problem(project, upstream):
 
 def test_check_green_on_empty_series(project, upstream):
     series = project / "patches"
-    from te_series.core import Series
+    from te_series.series import Series
 
     assert check_mod.check(Series(series, project), te_src=upstream, wheel=None) == []
 

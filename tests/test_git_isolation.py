@@ -1,4 +1,4 @@
-"""One git door (core.git_run): nothing in the user's git config or environment changes what
+"""One git door (git.git_run): nothing in the user's git config or environment changes what
 apply and export make. For each hostile setting or variable, a rebuild and an export are
 byte-identical to a clean run: the same commits' trees in fork/, the same patch files."""
 

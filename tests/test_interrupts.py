@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from te_series import core
+from te_series import git, util, worktree
 from series_helpers import (
     GOOD_CHANGE,
     GOOD_MSG,
@@ -53,7 +53,7 @@ def ctrl_c_at(tmp_path, monkeypatch):
     (shim / "git").write_text(WRAPPER.format(counter=counter, git=real))
     (shim / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
-    core._LOCAL_ENV[:] = []  # looked up again (through the wrapper: one more call)
+    git._LOCAL_ENV[:] = []  # looked up again (through the wrapper: one more call)
 
     def arm(n: int) -> None:
         counter.write_text("0")
@@ -69,9 +69,9 @@ def ctrl_c_at(tmp_path, monkeypatch):
 
 def noted(tree: Path) -> int:
     """How many patches of tree's record have a commit there that carries their name."""
-    state = core.read_state(tree)
-    revs = core.commits(tree, f"{state.base}..HEAD")
-    names = {n for r in revs for n in core.note_names(tree, r)}
+    state = worktree.read_state(tree)
+    revs = git.commits(tree, f"{state.base}..HEAD")
+    names = {n for r in revs for n in git.note_names(tree, r)}
     return sum(1 for n in state.patches if n in names)
 
 
@@ -140,7 +140,7 @@ def test_export_interrupted_after_any_git_call(three, project, capsys, ctrl_c_at
     fork = project / "fork"
     old = patch_bytes(three)
     commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))
-    state = core.state_file(fork).read_bytes()
+    state = worktree.state_file(fork).read_bytes()
     assert te("export")[0] == 0
     want = patch_bytes(three)
     want_series = three.series_file.read_bytes()
@@ -148,7 +148,7 @@ def test_export_interrupted_after_any_git_call(three, project, capsys, ctrl_c_at
     def start():
         sh("git", "checkout", "-q", "--", "patches", cwd=project)
         sh("git", "clean", "-qfd", "patches", cwd=project)
-        core.state_file(fork).write_bytes(state)
+        worktree.state_file(fork).write_bytes(state)
         return ["export"]
 
     def resume(rc, out, capsys):
@@ -172,22 +172,22 @@ def test_rebase_interrupted_after_any_git_call(project, upstream, capsys, ctrl_c
     old_toml = toml.read_text()
     new_toml = old_toml.replace(three.base_commit, new)
     sh("git", "branch", "-f", "start", "HEAD", cwd=fork)
-    state = core.state_file(fork).read_bytes()
+    state = worktree.state_file(fork).read_bytes()
 
     def start():
         sh("git", "checkout", "-q", "--", "patches", cwd=project)
-        if core.in_progress(fork):
+        if git.in_progress(fork):
             sh("git", "rebase", "--abort", cwd=fork)
         sh("git", "checkout", "-q", "-f", "series", cwd=fork)
         sh("git", "reset", "-q", "--hard", "start", cwd=fork)
-        core.state_file(fork).write_bytes(state)
+        worktree.state_file(fork).write_bytes(state)
         return ["rebase", "--onto", "main", "--te-src", str(upstream)]
 
     def resume(rc, out, capsys):
         if rc == 0:
             return 0
         assert toml.read_text() in (old_toml, new_toml), out
-        st = core.read_state(fork)
+        st = worktree.read_state(fork)
         if st.rebase_onto:
             return te("rebase", "--continue")[0]
         return te("rebase", "--onto", "main", "--te-src", str(upstream))[0]
@@ -195,7 +195,7 @@ def test_rebase_interrupted_after_any_git_call(project, upstream, capsys, ctrl_c
     def check(n):
         assert toml.read_text() == new_toml, n
         assert patch_bytes(three) == before, n
-        assert core.read_state(fork).base == new and noted(fork) == 1, n
+        assert worktree.read_state(fork).base == new and noted(fork) == 1, n
 
     run_until_done(ctrl_c_at, capsys, project, start, resume, check)
 
@@ -240,7 +240,7 @@ def test_port_edit_interrupted_after_any_git_call(project, upstream, tmp_path, c
 
     def check(n):
         assert not tree.with_name("10.0.0.new").exists(), n
-        state = core.read_state(tree)
+        state = worktree.read_state(tree)
         assert state.kind == "port" and state.complete and state.release == "10.0.0", n
         assert sh("git", "rev-parse", "HEAD^{tree}", cwd=tree).strip() == want, n
         holding = [
@@ -265,20 +265,20 @@ def test_a_git_killed_by_sigint_is_an_interruption(tmp_path, monkeypatch):
     (shim / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
     with pytest.raises(KeyboardInterrupt):
-        core.git("status", cwd=tmp_path)
+        git.git("status", cwd=tmp_path)
 
 
 def test_an_ignored_sigint_stays_ignored_while_git_runs(tmp_path):
     """Run with SIGINT ignored (nohup), a SIGINT during a git step does not stop the tool."""
     code = (
         "import os, signal, sys\n"
-        "from te_series import core\n"
+        "from te_series import util\n"
         "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-        "with core.no_interrupt():\n"
+        "with util.no_interrupt():\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
         "print('went on')\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(core.__file__).parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(util.__file__).parents[1])}
     proc = subprocess.run(
         [os.sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
     )

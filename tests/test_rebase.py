@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from te_series.core import read_state, write_state
+from te_series.worktree import read_state, write_state
 from series_helpers import (
     FUSER,
     commit,

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import te_series
 from te_series import cli
-from te_series.core import NOTES_REF, read_state
+from te_series.git import NOTES_REF
+from te_series.worktree import read_state
 from series_helpers import (
     commit,
     msg,
@@ -173,7 +174,7 @@ def test_forks_own_git_config_does_not_change_export(three, project, capsys, mon
 
 def test_ctrl_c_while_importing_is_one_line(project, tmp_path):
     """A KeyboardInterrupt raised by an import of the tool (here: tomllib, which only
-    te_series.core imports) ends with one line and 130, no traceback."""
+    te_series.util imports) ends with one line and 130, no traceback."""
     fake = tmp_path / "fake"
     fake.mkdir()
     (fake / "tomllib.py").write_text("raise KeyboardInterrupt\n")

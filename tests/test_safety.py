@@ -14,8 +14,9 @@ import time
 
 import pytest
 
-from te_series import core
-from te_series.core import SeriesError, no_interrupt, read_state, state_file
+from te_series import git, series, worktree
+from te_series.util import no_interrupt, SeriesError
+from te_series.worktree import read_state, state_file
 from series_helpers import (
     CONFLICTING,
     GOOD_CHANGE,
@@ -98,8 +99,8 @@ def test_export_refuses_a_fork_without_a_patch_record(three, project, capsys):
 
 
 def interrupt_nth(monkeypatch, name: str, n: int) -> None:
-    """Make core.<name> raise KeyboardInterrupt on its n-th call."""
-    real, calls = getattr(core, name), []
+    """Make worktree.<name> raise KeyboardInterrupt on its n-th call."""
+    real, calls = getattr(worktree, name), []
 
     def fake(*a, **k):
         calls.append(1)
@@ -107,8 +108,8 @@ def interrupt_nth(monkeypatch, name: str, n: int) -> None:
             raise KeyboardInterrupt
         return real(*a, **k)
 
-    monkeypatch.setattr(core, name, fake)
-    return lambda: monkeypatch.setattr(core, name, real)
+    monkeypatch.setattr(worktree, name, fake)
+    return lambda: monkeypatch.setattr(worktree, name, real)
 
 
 def interrupted_apply(project, upstream, monkeypatch) -> Path:
@@ -130,7 +131,7 @@ def test_continue_after_interrupt_keeps_own_commit_and_applies_the_patch(
     assert rc == 0, out
     assert "kept 1 commit(s) of yours" in out
     assert "list(values)" in (fork / "transformer_engine/pytorch/fuser.py").read_text()
-    assert core.note_names(fork, own) == []
+    assert git.note_names(fork, own) == []
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0, out
     assert "add 0002-PyTorch-Add-d.patch (a new commit)" in out
@@ -149,8 +150,8 @@ def test_continue_after_interrupt_before_the_note_takes_am_commit(
     own = commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))  # after the am commit
     assert te("apply", "--continue")[0] == 0
     assert sh("git", "rev-list", "--count", "HEAD", cwd=fork).strip() == "5"
-    assert core.note_names(fork, own) == []
-    assert core.note_names(fork, "HEAD~2") == [three.names()[1]]
+    assert git.note_names(fork, own) == []
+    assert git.note_names(fork, "HEAD~2") == [three.names()[1]]
     capsys.readouterr()
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0 and out.count("unchanged") == 2 and "add 0003-PyTorch-Add-d.patch" in out
@@ -210,7 +211,7 @@ def test_terminal_ctrl_c_during_export_leaves_patches_whole(three, project, tmp_
     names = three.names()
     assert names[0] == "0001-PyTorch-Raise-VALUE-higher.patch"
     assert sorted(p.name for p in three.dir.glob("*.patch")) == sorted(names)
-    assert [n for r in core.commits(fork, "HEAD~3..HEAD") for n in core.note_names(fork, r)] == (
+    assert [n for r in git.commits(fork, "HEAD~3..HEAD") for n in git.note_names(fork, r)] == (
         names
     )
 
@@ -232,10 +233,10 @@ def test_continue_swaps_in_a_complete_rebuild(three, project, upstream, capsys, 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    real = core.swap_in
-    monkeypatch.setattr(core, "swap_in", interrupted)
+    real = worktree.swap_in
+    monkeypatch.setattr(worktree, "swap_in", interrupted)
     assert te("apply", "--force", "--te-src", str(upstream))[0] == 130
-    monkeypatch.setattr(core, "swap_in", real)
+    monkeypatch.setattr(worktree, "swap_in", real)
     assert read_state(project / "fork.new").complete
     rc, out = te("apply", "--continue", capsys=capsys)
     assert rc == 0, out
@@ -282,7 +283,7 @@ def test_continue_after_committing_the_fix_with_git_commit(three, project, upstr
     sh("git", "commit", "-q", "-m", GOOD_MSG, cwd=fork)  # not git am --continue
     rc, out = te("apply", "--continue", capsys=capsys)
     assert rc == 0, out
-    assert read_state(fork).complete and core.in_progress(fork) is None
+    assert read_state(fork).complete and git.in_progress(fork) is None
     assert te("export")[0] == 0
     assert three.names() == names
 
@@ -352,7 +353,7 @@ def test_placeholder_identity_must_be_name_and_email(project, value):
     toml = project / "patches" / "base.toml"
     toml.write_text(toml.read_text().replace(f'"{PLACEHOLDER}"', value))
     with pytest.raises(SeriesError) as err:
-        core.load_series(project).base_value("series", "placeholder_identity")
+        series.load_series(project).base_value("series", "placeholder_identity")
     said = str(err.value)
     assert "patches/base.toml [series] placeholder_identity = " in said
     assert 'is not "Name <email>"' in said
@@ -527,7 +528,7 @@ def test_continue_refuses_while_a_rebase_is_in_progress(
     sh("git", "rebase", "-q", "-i", "HEAD~1", cwd=fork, env=env)
     rc, out = te("apply", "--continue", capsys=capsys)
     assert rc == 2 and "a git rebase is in progress in fork/; finish or abort it first" in out
-    assert core.in_progress(fork) == "a git rebase"
+    assert git.in_progress(fork) == "a git rebase"
     assert read_state(fork).applied == 1
 
 

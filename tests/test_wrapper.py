@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 
-from te_series.core import read_state
+from te_series.worktree import read_state
 from series_helpers import (
     ROOT_DIR,
     make_series,

@@ -16,104 +16,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .core import (
-    BOT,
-    PYPI_PREFIX,
-    SERIES_BRANCH,
-    PatchFailed,
-    Series,
-    SeriesError,
+from .util import PatchFailed, PYPI_PREFIX, rel, SERIES_BRANCH, SeriesError
+from .git import blob_id, BOT, commits, git, git_run, in_progress, note_names, set_note
+from .series import load_series, read_patch, Series
+from .worktree import (
     abort_am,
-    blob_id,
     apply_patches,
-    build_aside,
-    commits,
-    count_patches,
     describe_tree,
     drop_args,
-    git,
-    git_run,
-    in_progress,
-    load_series,
     make_tree,
-    note_names,
-    read_patch,
     read_state,
-    rel,
     report_absent,
-    set_note,
     settle,
-    swap_in,
-    tree_verbs,
+    stopped_message,
     unfinished_port,
+    WorkTree,
     write_state,
 )
-
-
-def work_tree(root: Path, port: str | None) -> Path:
-    """fork/ or a port's edit tree; its unfinished rebuild (<tree>.new) when there is one."""
-    tree = root / "fork" if port is None else root / "fork-port" / port
-    new = tree.with_name(tree.name + ".new")
-    return new if new.exists() else tree
-
-
-def stopped_message(tree: Path, root: Path, err: PatchFailed, swapped_old: bool) -> str:
-    """The failure plus where the tree is and how to go on."""
-    state = read_state(tree)
-    name = rel(tree, root)
-    verbs = tree_verbs(tree, state)
-    kind = getattr(err, "kind", "conflict")
-    text = str(err)
-    text += f"{name}/ holds {count_patches(state.applied, len(state.patches))}" + (
-        f"; apply stopped at {state.failed}.\n"
-        if kind in ("already", "empty")
-        else f" and git am is stopped on {state.failed}.\n"
-    )
-    if swapped_old:
-        old = rel(tree.with_name(tree.name[: -len(".new")]), root)
-        text += f"Your old {old}/ is untouched; the new tree waits in {name}/.\n"
-    skip = (
-        f"`{verbs['continue']} --skip` (export then needs {drop_args([state.failed])}, "
-        "which removes the patch file)"
-    )
-    if kind == "empty":
-        text += (
-            f"A patch needs a diff. Take it out of the series: remove its line from "
-            f"{state.patches_dir}/series, commit that, and rebuild ({verbs['rebuild']}); or "
-            f"give the patch file its diff; or skip it: {skip}.\n"
-        )
-    elif kind == "already":
-        text += (
-            f"Its change is in {name}/ already (upstream, or an earlier patch has it), so it "
-            f"would be no commit of its own. Take it out of the series: remove its line from "
-            f"{state.patches_dir}/series, commit that, and rebuild ({verbs['rebuild']}); "
-            f"or skip it: {skip}.\n"
-        )
-    elif kind == "converted":
-        folder = state.patches_dir
-        text += (
-            f"{folder}/{state.failed} has CRLF line ends from its first line on: a checkout "
-            f"converted it (core.autocrlf=true?), and git am cannot apply it so. The patch "
-            f"files are bytes: {folder}/.gitattributes (* -text) keeps them as committed. "
-            f"Write them again as committed (this drops uncommitted edits in {folder}/: commit "
-            f"or stash those first): git rm -r -q --cached {folder} && git checkout HEAD -- "
-            f"{folder}; then rebuild ({verbs['rebuild']}).\n"
-        )
-    elif kind == "unapplied":
-        text += (
-            f"Nothing of {state.failed} was applied (no conflict markers: git found no base "
-            f"to merge it on). Go on: make the change by hand in {name}/ and commit it (git "
-            f"-C {name} commit), then `{verbs['continue']}`; or fix the patch file, commit "
-            f"it, and rebuild ({verbs['rebuild']}); or skip it: {skip}.\n"
-        )
-    else:
-        text += (
-            f"Go on: fix the conflicts in {name}/ and `git -C {name} add` them (or "
-            f"`git -C {name} am --abort` and commit a fixed version of the change yourself), "
-            f"then `{verbs['continue']}`.\n"
-            f"Or skip the patch: {skip}.\n"
-        )
-    return text + "Until the series is complete, `te-series export` refuses to write patches/."
 
 
 def resume(root: Path, tree: Path, *, skip: bool) -> None:
@@ -128,9 +47,9 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
     if settle(tree, state) != state:  # a Ctrl-C after a patch's note, before its record
         state = settle(tree, state)
         write_state(tree, state)
-    verbs = tree_verbs(tree, state)
+    verbs = WorkTree.at(tree).verbs(state)
     if state.complete:
-        if tree.name.endswith(".new"):
+        if tree == WorkTree.at(tree).new:
             return  # complete but not swapped in (Ctrl-C, a crash): the caller swaps it
         raise SeriesError(f"{name_}/ already holds the whole series; nothing to continue")
     series = Series(root / state.patches_dir, root, root / "patches" / "base.toml", optional=True)
@@ -246,7 +165,7 @@ def _take(tree: Path, state, name: str, fresh: list[str], patch: Path) -> None:
         print(
             f"note: took commit {subject!r} as the fixed version of {name}, whose subject is "
             f"{want!r}; export writes it under that commit's subject. If it is not the fix, "
-            f"rebuild the tree instead ({tree_verbs(tree, state)['rebuild']})."
+            f"rebuild the tree instead ({WorkTree.at(tree).verbs(state)['rebuild']})."
         )
     set_note(tree, fresh[0], name)
     state.applied += 1
@@ -254,27 +173,20 @@ def _take(tree: Path, state, name: str, fresh: list[str], patch: Path) -> None:
     write_state(tree, state)
 
 
-def finish_swap(tree: Path, root: Path) -> list[str]:
-    """After --continue completed <tree>.new, swap it in (keeping the old tree whole)."""
-    if not tree.name.endswith(".new"):
-        return []
-    return swap_in(tree, tree.with_name(tree.name[: -len(".new")]), root)
-
-
 def run(args) -> int:
     root = args.root
     if args.continue_ or args.skip:
-        tree = work_tree(root, args.port)
+        wt = WorkTree(root, args.port)
+        tree = wt.current
         if not tree.exists():
             raise SeriesError(f"{rel(tree, root)}/ does not exist; nothing to continue")
         try:
             resume(root, tree, skip=args.skip)
         except PatchFailed as err:
-            raise SeriesError(stopped_message(tree, root, err, tree.name.endswith(".new")))
-        kept = finish_swap(tree, root)
-        for line in kept:
+            raise SeriesError(stopped_message(tree, root, err)) from None
+        for line in wt.finish(tree):
             print(f"kept: {line}")
-        print(describe_tree(work_tree(root, args.port), root))
+        print(describe_tree(wt.current, root))
         return 0
     if args.port:
         raise SeriesError(
@@ -282,19 +194,13 @@ def run(args) -> int:
         )
     series = load_series(root)
     series.names()  # refuse a broken listing before touching anything
-    fork = root / "fork"
+    fork = WorkTree(root).path
     absent = {}
 
     def build(dest: Path) -> None:
         absent.update(make_tree(series, dest, te_src=args.te_src, wheel=args.wheel))
 
-    try:
-        kept = build_aside(fork, root, build, force=args.force)
-    except PatchFailed as err:
-        new = fork.with_name("fork.new")
-        tree = new if new.exists() else fork
-        raise SeriesError(stopped_message(tree, root, err, tree == new)) from None
-    for line in kept:
+    for line in WorkTree(root).build(build, force=args.force):
         print(f"kept: {line}")
     report_absent(absent)
     kind = "git" if args.te_src else "pypi"

@@ -27,30 +27,17 @@ import tempfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from .core import (
-    git,
-    IDENTITY_RE,
-    PYPI_PREFIX,
-    Series,
-    SeriesError,
-    abort_am,
-    am,
+from .util import progress, PYPI_PREFIX, read_text, rel, SeriesError, te_import_error
+from .git import git, git_run, trailers
+from .series import IDENTITY_RE, load_series, read_patch, Series
+from .base import (
     apply_prerequisites,
     check_pypi_blobs,
-    failure_detail,
-    git_run,
     init_git_base,
     init_pypi_base,
-    load_series,
-    progress,
-    read_patch,
-    read_text,
-    rel,
     release_wheel,
-    report_absent,
-    te_import_error,
-    trailers,
 )
+from .worktree import abort_am, am, failure_detail, report_absent
 
 SUBJECT_RE = re.compile(r"^\[(PyTorch|JAX|Common|Core|Docs|QA|Build|CI)\]( \[[^\]]+\])* \S")
 BLACK_ARGS = ["--line-length=100", "--preview", "--enable-unstable-feature=string_processing"]

@@ -1,7 +1,7 @@
 """`te-series export`: write base..HEAD of fork/ back to patches/ and update series.
 
 Export is stable: zero commit hash, no signature, no numbering in subjects, full blob
-ids, every option a git config key could change given explicitly (core.FORMAT_PATCH_ARGS).
+ids, every option a git config key could change given explicitly (git.FORMAT_PATCH_ARGS).
 A re-export with no edits is byte-identical, and untouched patches stay byte-identical
 when others change.
 
@@ -26,39 +26,32 @@ import shlex
 import tempfile
 from pathlib import Path
 
-from .core import (
-    PR_RE,
-    SERIES_BRANCH,
-    UPSTREAM,
-    Series,
-    SeriesError,
-    State,
+from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError
+from .git import (
     blob_id,
     commits,
-    describe_tree,
-    drop_args,
     format_patch,
     git,
     git_path,
     git_run,
     in_progress,
     is_ancestor,
-    load_series,
-    SplitMail,
     mailinfo,
-    no_interrupt,
     note_names,
-    pending_rebuild,
-    prerequisite_top,
-    read_patch,
+    set_note,
+    SplitMail,
+    untracked,
+)
+from .series import load_series, PR_RE, read_patch, Series
+from .base import prerequisite_top, UPSTREAM
+from .worktree import (
+    describe_tree,
+    drop_args,
     read_state,
     settle,
-    rel,
-    set_note,
-    tree_verbs,
+    State,
     unfinished_port,
-    untracked,
-    write_atomic,
+    WorkTree,
     write_state,
 )
 
@@ -69,11 +62,11 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     `state` stands in for the recorded one (a rebase that is being finished).
     """
     name = rel(tree, root)
-    verbs = tree_verbs(tree, state)
+    verbs = WorkTree.at(tree).verbs(state)
     if not (tree / ".git").exists():
         raise SeriesError(f"{name}/ does not exist. Make it first: {verbs['make']}")
-    pending = pending_rebuild(tree)
-    if pending is not None:
+    pending = WorkTree.at(tree).new
+    if pending.exists():
         where = rel(pending, root)
         raise SeriesError(
             f"{where}/ holds a rebuild of {name}/ that is not swapped in yet:\n"
@@ -99,7 +92,7 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
             f"whole series. Rebuild it: {verbs['rebuild']} (the old tree is kept whole in a "
             "backup)."
         )
-    verbs = tree_verbs(tree, state)
+    verbs = WorkTree.at(tree).verbs(state)
     branch = git_run("symbolic-ref", "-q", "HEAD", cwd=tree).stdout.strip()
     branch = branch[len("refs/heads/") :] if branch.startswith("refs/heads/") else branch
     if branch != SERIES_BRANCH:
@@ -459,7 +452,7 @@ def plan(
     apply) are kept in the plan for the report instead of raised.
     """
     state = state or check_tree(tree, root)
-    verbs = tree_verbs(tree, state)
+    verbs = WorkTree.at(tree).verbs(state)
     if state.kind == "git":
         base_commit = base_commit or series.base_commit
         want = git_run("rev-parse", "-q", "--verify", f"{base_commit}^{{commit}}", cwd=tree)
@@ -661,7 +654,7 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
     if not touched:
         return []
     name = rel(p.tree, root)
-    verbs = tree_verbs(p.tree, p.state)
+    verbs = WorkTree.at(p.tree).verbs(p.state)
     record = p.state.recorded
     if record is None:
         return [
@@ -744,7 +737,7 @@ def uncommitted(root: Path, p: Plan) -> list[str]:
             how += (
                 f"The edits of {', '.join(edited)} are not in {name}/ (git diff HEAD -- "
                 f"{quoted} shows them). To keep them, commit them (git add {quoted} && git "
-                f"commit) and rebuild {name}/ from them ({tree_verbs(p.tree, p.state)['rebuild']});"
+                f"commit) and rebuild {name}/ from them ({WorkTree.at(p.tree).verbs(p.state)['rebuild']});"
                 f" to throw them away: git checkout HEAD -- {quoted}. "
             )
         if loose:
@@ -873,9 +866,7 @@ def report(root: Path, p: Plan, dry: bool) -> None:
 
 def target(root: Path, port: str | None) -> tuple[Path, Series]:
     series = load_series(root)
-    if port is None:
-        return root / "fork", series
-    return root / "fork-port" / port, series.port_series(port)
+    return WorkTree(root, port).path, series if port is None else series.port_series(port)
 
 
 def export(tree: Path, series: Series, drops: list[str] = (), root: Path | None = None) -> Plan:

@@ -28,30 +28,18 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .core import (
-    PYPI_PREFIX,
-    PatchFailed,
-    Series,
+from .util import PatchFailed, progress, PYPI_PREFIX, rel, SeriesError
+from .git import format_patch, git, git_run
+from .series import load_series, Series
+from .base import (
     apply_prerequisites,
-    SeriesError,
-    apply_patches,
-    build_aside,
     check_pypi_blobs,
     extract_package,
-    format_patch,
-    git,
-    git_run,
     init_pypi_base,
-    load_series,
-    new_state,
     prerequisite_top,
-    progress,
-    read_state,
-    refuse_own_dir,
-    rel,
     release_wheel,
-    write_state,
 )
+from .worktree import apply_patches, new_state, read_state, refuse_own_dir, WorkTree, write_state
 
 
 def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = True) -> Path:
@@ -152,18 +140,9 @@ def run(args) -> int:
         if len(releases) != 1:
             raise SeriesError(f"--edit needs one release: --release one of {', '.join(releases)}")
         (release,) = releases
-        tree = root / "fork-port" / release
-        try:
-            kept = build_aside(
-                tree, root, lambda d: port_tree(series, release, d), force=args.force
-            )
-        except PatchFailed as err:
-            from .apply import stopped_message
-
-            new = tree.with_name(tree.name + ".new")
-            at = new if new.exists() else tree
-            raise SeriesError(stopped_message(at, root, err, at == new)) from None
-        for line in kept:
+        wt = WorkTree(root, release)
+        tree = wt.path
+        for line in wt.build(lambda d: port_tree(series, release, d), force=args.force):
             print(f"kept: {line}")
         state = read_state(tree)
         print(

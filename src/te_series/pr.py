@@ -30,23 +30,11 @@ import tempfile
 from pathlib import Path
 
 from .check import lint_groups
-from .core import (
-    blob_id,
-    IDENTITY_RE,
-    Series,
-    SeriesError,
-    am,
-    failure_detail,
-    format_patch,
-    git,
-    git_run,
-    init_git_base,
-    load_series,
-    prerequisite_needs,
-    progress,
-    refuse_own_dir,
-    rel,
-)
+from .util import progress, rel, SeriesError
+from .git import blob_id, format_patch, git, git_run
+from .series import IDENTITY_RE, load_series, Series
+from .base import init_git_base, prerequisite_needs
+from .worktree import am, failure_detail, refuse_own_dir
 
 MARKER = ".te-series-pr"
 MARKER_HEAD = "written by te-series pr; the next run replaces these files:\n"

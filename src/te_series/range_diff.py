@@ -16,26 +16,11 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from .core import (
-    PYPI_PREFIX,
-    PatchFailed,
-    Series,
-    SeriesError,
-    State,
-    apply_patches,
-    apply_prerequisites,
-    base_preimages,
-    git,
-    git_run,
-    init_git_base,
-    init_pypi_base,
-    load_series,
-    read_patch,
-    refuse_own_dir,
-    rel,
-    release_wheel,
-    write_state,
-)
+from .util import PatchFailed, PYPI_PREFIX, rel, SeriesError
+from .git import git, git_run
+from .series import base_preimages, load_series, read_patch, Series
+from .base import apply_prerequisites, init_git_base, init_pypi_base, release_wheel
+from .worktree import apply_patches, refuse_own_dir, State, write_state
 
 
 def checkout_patches(root: Path, rev: str, dest: Path) -> Series:

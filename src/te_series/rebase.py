@@ -26,26 +26,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .core import (
-    SERIES_BRANCH,
-    SeriesError,
-    base_text_with_commit,
-    commits,
-    drop_args,
-    git,
-    git_run,
-    in_progress,
-    is_ancestor,
-    load_series,
-    no_interrupt,
-    note_names,
-    apply_prerequisites,
-    prerequisite_top,
-    read_state,
-    rel,
-    set_note,
-    write_state,
-)
+from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError
+from .git import commits, git, git_run, in_progress, is_ancestor, note_names, set_note
+from .series import base_text_with_commit, load_series
+from .base import apply_prerequisites, prerequisite_top
+from .worktree import drop_args, read_state, WorkTree, write_state
 from .export import check_tree, plan, report, write
 
 
@@ -275,7 +260,7 @@ def abort(fork) -> int:
 
 def run(args) -> int:
     root = args.root
-    fork = root / "fork"
+    fork = WorkTree(root).path
     series = load_series(root)
     drops = args.drop or []
     if args.abort:
