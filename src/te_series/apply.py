@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .util import PatchFailed, PYPI_PREFIX, rel, SERIES_BRANCH, SeriesError
-from .git import blob_id, BOT, commits, git, git_run, in_progress, note_names, set_note
+from .git import blob_id, BOT, commits, conflicted, git, git_run, in_progress, note_names, set_note
 from .series import load_series, read_patch, Series
 from .worktree import (
     abort_am,
@@ -101,7 +101,7 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
         else:
             proc = git_run("am", "--continue", cwd=tree, env={"GIT_EDITOR": "true"})
             if proc.returncode != 0:
-                marked = git("diff", "--name-only", "--diff-filter=U", cwd=tree).split()
+                marked = conflicted(tree)
                 raise SeriesError(
                     f"git am --continue in {name_}/ failed:\n"
                     f"{(proc.stdout + proc.stderr).strip()}\n"

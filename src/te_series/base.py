@@ -228,34 +228,59 @@ def prerequisite_top(upstream: str, prerequisites: dict[str, str] | None) -> str
     return next((c for c in reversed(list((prerequisites or {}).values())) if c), upstream)
 
 
-def check_pypi_blobs(dest: Path, series: Series) -> dict[str, list[str]]:
-    """Compare every touched file's base pre-image with the release; list absent files.
+def preimage_mismatches(tree: Path, want: dict[str, str | None], rev: str = "HEAD") -> list[str]:
+    """The files whose blob at rev is not the pre-image `want` gives (None: no such file),
+    each with both ids: the one pre-image check (a wheel base, a port patch)."""
+    out = []
+    for path, old in want.items():
+        have = git_run("rev-parse", "-q", "--verify", f"{rev}:{path}", cwd=tree).stdout.strip()
+        if old is None and have:
+            out.append(f"{path}: the series creates it, but the tree has {have}")
+        elif old is not None and not have.startswith(old):
+            out.append(f"{path}: made against blob {old}, the tree has {have or 'no such file'}")
+    return out
 
-    Returns {path: [patch names]} for files the base does not have (tests/, docs/).
-    """
-    patches = [read_patch(p) for p in series.paths()]
-    absent: dict[str, list[str]] = {}
-    for p in patches:
-        for f in p.files:
-            if not f.path.startswith(PYPI_PREFIX):
-                absent.setdefault(f.path, []).append(p.path.name)
-    mismatches = []
-    for path, old in base_preimages(patches).items():
-        if not path.startswith(PYPI_PREFIX):
-            continue
-        have = git_run("rev-parse", "-q", "--verify", f"HEAD:{path}", cwd=dest).stdout.strip()
-        if old is None:
-            if have:
-                mismatches.append(f"{path}: the series creates it, but the release has {have}")
-            continue
-        if not have:
-            mismatches.append(f"{path}: the series expects blob {old}, the release lacks it")
-        elif not have.startswith(old):
-            mismatches.append(f"{path}: the series expects blob {old}, the release has {have}")
-    if mismatches:
-        raise SeriesError(
-            "the release does not match the series' base:\n  "
-            + "\n  ".join(mismatches)
-            + "\nUse a git base (--te-src) or `te-series port` for a different release."
-        )
-    return absent
+
+class Base:
+    """Where a series applies, the git-or-wheel choice made once: a TE checkout holding
+    base.toml's commit (git), or a release's transformer_engine wheel (pypi: its package
+    only, so hunks outside transformer_engine/ are left out and said to be)."""
+
+    def __init__(self, series: Series, te_src: Path | None = None, wheel: Path | None = None,
+                 release: str | None = None):  # fmt: skip
+        self.series, self.te_src, self.wheel = series, te_src, wheel
+        self.kind = "git" if te_src is not None else "pypi"
+        self.release = None if te_src is not None else release or series.release
+        self.include = None if te_src is not None else PYPI_PREFIX + "*"
+
+    def init(self, dest: Path, commit: str | None = None) -> str:
+        """Make dest a repository at the base, on branch series; return the commit."""
+        if self.te_src is not None:
+            return init_git_base(dest, self.te_src, commit or self.series.base_commit)
+        wheel = self.wheel or release_wheel(self.release, self.series)
+        return init_pypi_base(dest, wheel, self.release)
+
+    def absent(self, *versions: Series) -> dict[str, list[str]]:
+        """The files the series (or these versions of it) touch that this base lacks, with
+        their patches: none on a git base; tests/, docs/ on a wheel."""
+        out: dict[str, list[str]] = {}
+        for s in versions or (self.series,):
+            for path in [] if self.te_src is not None else s.paths():
+                for f in read_patch(path).files:
+                    if not f.path.startswith(PYPI_PREFIX) and path.name not in out.get(f.path, []):
+                        out.setdefault(f.path, []).append(path.name)
+        return out
+
+    def check(self, dest: Path) -> dict[str, list[str]]:
+        """Refuse a wheel base whose files are not the series' pre-images; return absent()."""
+        if self.te_src is None:
+            first = base_preimages([read_patch(p) for p in self.series.paths()])
+            ours = {k: v for k, v in first.items() if k.startswith(PYPI_PREFIX)}
+            mismatches = preimage_mismatches(dest, ours)
+            if mismatches:
+                raise SeriesError(
+                    f"release {self.release} does not match the series' base:\n  "
+                    + "\n  ".join(mismatches)
+                    + "\nUse a git base (--te-src) or `te-series port` for a different release."
+                )
+        return self.absent()

@@ -42,7 +42,7 @@ from .git import (
     SplitMail,
     untracked,
 )
-from .series import load_series, PR_RE, read_patch, Series
+from .series import load_series, read_patch, Series
 from .base import prerequisite_top, UPSTREAM
 from .worktree import (
     describe_tree,
@@ -261,27 +261,16 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
     return revs, noted
 
 
-def stripspace(text: str) -> str:
-    """`git stripspace` without comment removal: what git am does to a message."""
-    out: list[str] = []
-    blank = False
-    for line in text.splitlines():
-        line = line.rstrip()
-        if not line:
-            blank = bool(out)
-            continue
-        if blank:
-            out.append("")
-            blank = False
-        out.append(line)
-    return "\n".join(out)
+def stripspace(text: str, cwd: Path) -> str:
+    """What git am does to a message: `git stripspace` (comments kept), no final newline."""
+    return git("stripspace", cwd=cwd, input=text).rstrip("\n")
 
 
-def as_exported(message: str) -> str:
+def as_exported(message: str, cwd: Path) -> str:
     """The message as format-patch writes it: the first paragraph is the one-line subject."""
-    lines = stripspace(message).split("\n")
+    lines = stripspace(message, cwd).split("\n")
     cut = lines.index("") if "" in lines else len(lines)
-    return stripspace("\n".join([" ".join(lines[:cut]), *lines[cut:]]))
+    return "\n".join([" ".join(lines[:cut]), *lines[cut:]])
 
 
 IN_BODY_HEADER = re.compile(r"^(From|Subject|Date):")
@@ -320,7 +309,7 @@ def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) 
     problems = []
     for k, (rev, path) in enumerate(zip(revs, files)):
         author, message = log[3 * k + 1], log[3 * k + 2]
-        want = as_exported(message)
+        want = as_exported(message, tree)
         subject = want.split("\n")[0]
         try:
             headers, body, _ = mailinfo(path.read_bytes(), tree, path.name)
@@ -333,7 +322,7 @@ def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) 
                 "rest). Indent that line or write it another way"
             )
             continue
-        got = stripspace(headers.get("Subject", "") + "\n\n" + body)
+        got = stripspace(headers.get("Subject", "") + "\n\n" + body, tree)
         if got != want:
             w, g = want.split("\n"), got.split("\n")
             i = next((i for i, (a, b) in enumerate(zip(w, g)) if a != b), min(len(w), len(g)))
@@ -575,26 +564,11 @@ def plan(
     return p
 
 
-def pr_groups(lines) -> dict[str, int]:
-    """Number of patch lines in each `# pr:` group of a series file's lines."""
-    counts: dict[str, int] = {}
-    group = None
-    for line in lines:
-        s = line.strip()
-        m = PR_RE.match(s)
-        if m:
-            group = m.group(1)
-            counts.setdefault(group, 0)
-        elif s and not s.startswith("#") and group is not None:
-            counts[group] += 1
-    return counts
-
-
 def refuse_emptied_groups(tree, root, series, entries, text: str) -> None:
     """An export must not leave a `# pr:` group that has patches without any."""
-    before = pr_groups(e.text for e in entries)
-    after = pr_groups(text.splitlines())
-    emptied = [g for g, n in before.items() if n and not after.get(g)]
+    before = dict(series.groups(entries)[0])
+    after = dict(series.groups(series.entries(text))[0])
+    emptied = [g for g, names in before.items() if names and not after.get(g)]
     if emptied:
         raise SeriesError(
             f"export would leave PR group(s) {', '.join(repr(g) for g in emptied)} of "

@@ -163,6 +163,24 @@ def in_progress(repo: Path) -> str | None:
     return None
 
 
+def conflicted(repo: Path) -> list[str]:
+    """The files git left with conflict markers (unmerged in the index)."""
+    return git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout.splitlines()
+
+
+def rebase_stop(repo: Path) -> tuple[str, str]:
+    """The commit a git rebase stopped on (REBASE_HEAD) and its subject; ("", "") if none."""
+    rev = git_run("rev-parse", "-q", "--verify", "REBASE_HEAD", cwd=repo).stdout.strip()
+    return rev, git_run("log", "-1", "--format=%s", rev, cwd=repo).stdout.strip() if rev else ""
+
+
+def git_said(proc, last: int = 20, edit=lambda line: line) -> str:
+    """What a git run said (its hints left out): its last lines, indented, for a message."""
+    lines = [edit(l) for l in (proc.stdout + proc.stderr).splitlines()
+             if l.strip() and not l.startswith("hint:")]  # fmt: skip
+    return "".join(f"  {l}\n" for l in lines[-last:])
+
+
 def is_ancestor(repo: Path, a: str, b: str) -> bool:
     return git_run("merge-base", "--is-ancestor", a, b, cwd=repo).returncode == 0
 

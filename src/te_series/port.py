@@ -28,18 +28,19 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .util import PatchFailed, progress, PYPI_PREFIX, rel, SeriesError
-from .git import format_patch, git, git_run
+from .util import PatchFailed, progress, rel, SeriesError
+from .git import conflicted, format_patch, git, git_run, rebase_stop
 from .series import load_series, Series
-from .base import (
-    apply_prerequisites,
-    check_pypi_blobs,
-    extract_package,
-    init_pypi_base,
-    prerequisite_top,
-    release_wheel,
+from .base import apply_prerequisites, extract_package, prerequisite_top, release_wheel
+from .worktree import (
+    apply_patches,
+    make_tree,
+    new_state,
+    read_state,
+    refuse_own_dir,
+    WorkTree,
+    write_state,
 )
-from .worktree import apply_patches, new_state, read_state, refuse_own_dir, WorkTree, write_state
 
 
 def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = True) -> Path:
@@ -49,26 +50,17 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     the target release's own commit with its prerequisites as `target` (what `--out`
     writes starts above it: prerequisites are never exported). Returns dest.
     """
-    base_release = series.release
     target_wheel = release_wheel(release, series)  # an unknown release fails here, first
-    upstream = init_pypi_base(dest, release_wheel(base_release, series), base_release)
-    prereqs = apply_prerequisites(dest, series)
-    base = prerequisite_top(upstream, prereqs)
     names = series.names()
-    state = new_state(
-        "pypi", base, series, names, release=base_release, upstream=upstream,
-        prerequisites=prereqs,
-    )  # fmt: skip
-    write_state(dest, state)
-    check_pypi_blobs(dest, series)
     try:
-        apply_patches(dest, series, state, include=PYPI_PREFIX + "*")
+        make_tree(series, dest)  # the series on its own release, with the prerequisites
     except PatchFailed as err:  # no port to resume: the series itself does not apply
         raise SeriesError(
             f"porting to {release}: the series does not apply on its own base release "
-            f"{base_release}: {err}Fix the series first (te-series check names what fails); "
+            f"{series.release}: {err}Fix the series first (te-series check names what fails); "
             "nothing of the port was kept."
         ) from None
+    base = read_state(dest).base
 
     progress(f"importing transformer_engine {release} as the port target")
     git("checkout", "-q", "-b", "target", base, cwd=dest)
@@ -83,8 +75,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     progress(f"3-way merge of {len(names)} patch(es) onto {release}")
     proc = git_run("rebase", "--onto", target, base, "series", cwd=dest)
     if proc.returncode != 0:
-        files = git_run("diff", "--name-only", "--diff-filter=U", cwd=dest).stdout.splitlines()
-        subject = git_run("log", "-1", "--format=%s", "REBASE_HEAD", cwd=dest).stdout.strip()
+        files, (_, subject) = conflicted(dest), rebase_stop(dest)
         shown = git_run("diff", cwd=dest).stdout.strip().splitlines()
         git_run("rebase", "--abort", cwd=dest)
         raise SeriesError(

@@ -32,7 +32,7 @@ from pathlib import Path
 from .check import lint_groups
 from .util import progress, rel, SeriesError
 from .git import blob_id, format_patch, git, git_run
-from .series import IDENTITY_RE, load_series, Series
+from .series import load_series, norm_email, Series, SIGNOFF_RE, split_identity
 from .base import init_git_base, prerequisite_needs
 from .worktree import am, failure_detail, refuse_own_dir
 
@@ -40,18 +40,6 @@ MARKER = ".te-series-pr"
 MARKER_HEAD = "written by te-series pr; the next run replaces these files:\n"
 RESERVED = re.compile(r"(^|\.)(invalid|example|test|localhost|example\.(com|net|org))$")
 EMAIL_RE = re.compile(r"[^\s<>@,;:\"()\[\]]+@[^\s<>@,;:\"()\[\]]+")
-SIGNOFF_RE = re.compile(r"^\s*signed-off-by\s*:\s*(.*?)\s*$", re.I)
-
-
-def norm_email(email: str) -> str:
-    """An address as compared: lower case, no surrounding space, no trailing dots."""
-    return email.strip().rstrip(".").lower()
-
-
-def split_identity(text: str) -> tuple[str, str] | None:
-    """(name, email) of "Name <email>", spaces inside normalised; None when it is not one."""
-    m = IDENTITY_RE.match(" ".join(text.split()))
-    return (m.group(1), m.group(2)) if m else None
 
 
 def mentions(text: str, email: str) -> list[str]:

@@ -16,10 +16,10 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from .util import PatchFailed, PYPI_PREFIX, rel, SeriesError
+from .util import PatchFailed, rel, SeriesError
 from .git import git, git_run
 from .series import base_preimages, load_series, read_patch, Series
-from .base import apply_prerequisites, init_git_base, init_pypi_base, release_wheel
+from .base import apply_prerequisites, Base
 from .worktree import apply_patches, refuse_own_dir, State, write_state
 
 
@@ -110,19 +110,6 @@ def check_out(root: Path, out: Path | None) -> None:
         )
 
 
-def absent_files(*versions: Series) -> dict[str, list[str]]:
-    """Files the versions touch that a PyPI base lacks (tests/, docs/), with their patches."""
-    out: dict[str, list[str]] = {}
-    for s in versions:
-        for path in s.paths():
-            for f in read_patch(path).files:
-                if not f.path.startswith(PYPI_PREFIX):
-                    out.setdefault(f.path, [])
-                    if path.name not in out[f.path]:
-                        out[f.path].append(path.name)
-    return out
-
-
 def run(args) -> int:
     root = args.root
     check_out(root, args.out)
@@ -132,8 +119,9 @@ def run(args) -> int:
         old = checkout_patches(root, args.rev, tmp / "old")
         new = checkout_patches(root, args.rev2, tmp / "new") if args.rev2 else load_series(root)
         repo = tmp / "repo"
+        base = Base(new, args.te_src, args.wheel)
         if args.te_src:
-            init_git_base(repo, args.te_src, new.base_commit)
+            base.init(repo)
             bases = []
             for s in (old, new):
                 full = git_run(
@@ -142,14 +130,13 @@ def run(args) -> int:
                 if not full.stdout.strip():
                     raise SeriesError(f"base {s.base_commit} is not in {args.te_src}")
                 bases.append(full.stdout.strip())
-            include = None
         else:
             if old.release != new.release:
                 raise SeriesError(
                     f"the versions pin different PyPI releases ({old.release}, {new.release}); "
                     "compare them on a git base: --te-src PATH"
                 )
-            absent = absent_files(old, new)
+            absent = base.absent(old, new)
             if absent:
                 header = (
                     f"# range-diff on the PyPI base ({new.release}): transformer_engine/ only. "
@@ -157,11 +144,9 @@ def run(args) -> int:
                     "Use --te-src PATH for the whole series.\n"
                 )
                 print(header.rstrip(), file=sys.stderr)
-            wheel = args.wheel or release_wheel(new.release, new)
-            bases = [init_pypi_base(repo, wheel, new.release)] * 2
-            include = PYPI_PREFIX + "*"
-        a = apply_version(repo, old, "old", bases[0], include, args.rev)
-        b = apply_version(repo, new, "new", bases[1], include, args.rev2 or "patches/")
+            bases = [base.init(repo)] * 2
+        a = apply_version(repo, old, "old", bases[0], base.include, args.rev)
+        b = apply_version(repo, new, "new", bases[1], base.include, args.rev2 or "patches/")
         color = "--no-color" if args.out or not sys.stdout.isatty() else "--color"
         if old.names() and new.names():
             out = git("range-diff", color, a, b, cwd=repo)

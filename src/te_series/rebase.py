@@ -27,7 +27,18 @@ import dataclasses
 from pathlib import Path
 
 from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError
-from .git import commits, git, git_run, in_progress, is_ancestor, note_names, set_note
+from .git import (
+    commits,
+    conflicted,
+    git,
+    git_run,
+    git_said,
+    in_progress,
+    is_ancestor,
+    note_names,
+    rebase_stop,
+    set_note,
+)
 from .series import base_text_with_commit, load_series
 from .base import apply_prerequisites, prerequisite_top
 from .worktree import drop_args, read_state, WorkTree, write_state
@@ -200,24 +211,22 @@ def change_in_tree(fork, state, name: str) -> bool:
 
 
 def conflict(fork, proc) -> str:
-    files = git_run("diff", "--name-only", "--diff-filter=U", cwd=fork).stdout.splitlines()
-    stopped = git_run("rev-parse", "-q", "--verify", "REBASE_HEAD", cwd=fork).stdout.strip()
+    files, (stopped, subject) = conflicted(fork), rebase_stop(fork)
     names = note_names(fork, stopped) if stopped else []
-    subject = git_run("log", "-1", "--format=%s", "REBASE_HEAD", cwd=fork).stdout.strip()
-    said = [l for l in (proc.stdout + proc.stderr).splitlines() if not l.startswith("hint:")]
+    said = git_said(proc)
     if not files:  # git could not go on, but no file has conflict markers
         at = f" at patch {', '.join(names) or '(a new commit)'} ({subject!r})" if stopped else ""
         return (
             f"git rebase in fork/ could not go on{at}, and no file has conflict markers; git "
             "says:\n"
-            + "".join(f"  {l}\n" for l in said[-20:])
+            + said
             + "Fix what git says (a .git/index.lock left by a git that was killed: remove it), "
             "then te-series rebase --continue; or give up: te-series rebase --abort."
         )
     return (
         f"patch {', '.join(names) or '(a new commit)'} ({subject!r}) conflicts in "
         f"{', '.join(files) or '(see git)'}\n"
-        + "".join(f"  {l}\n" for l in said[-20:])
+        + said
         + "Resolve it in fork/, git -C fork add the files, then git -C fork rebase --continue "
         "and te-series rebase --continue. Or give up: te-series rebase --abort."
     )

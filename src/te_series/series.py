@@ -15,6 +15,18 @@ from .git import mailinfo
 
 
 IDENTITY_RE = re.compile(r"^([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>$")
+SIGNOFF_RE = re.compile(r"^\s*signed-off-by\s*:\s*(.*?)\s*$", re.I)  # any sign-off line
+
+
+def norm_email(email: str) -> str:
+    """An address as compared: lower case, no surrounding space, no trailing dots."""
+    return email.strip().rstrip(".").lower()
+
+
+def split_identity(text: str) -> tuple[str, str] | None:
+    """(name, email) of "Name <email>", spaces inside normalised; None when it is not one."""
+    m = IDENTITY_RE.match(" ".join(text.split()))
+    return (m.group(1), m.group(2)) if m else None
 
 
 @dataclasses.dataclass
@@ -124,13 +136,16 @@ class Series:
     def label(self) -> str:
         return rel(self.series_file, self.root)
 
-    def entries(self) -> list[Entry]:
-        if not self.series_file.is_file():
+    def entries(self, text: str | None = None) -> list[Entry]:
+        """The lines of the series file (or of `text`, a series file's text to be)."""
+        if text is None and not self.series_file.is_file():
             if self.optional:
                 return []
             raise SeriesError(f"{self.label} not found; restore it (git checkout -- {self.label})")
+        if text is None:
+            text = read_text(self.series_file, self.root)
         out = []
-        for i, text in enumerate(read_text(self.series_file, self.root).splitlines(), 1):
+        for i, text in enumerate(text.splitlines(), 1):
             s = text.strip()
             m = PR_RE.match(s)
             if m:
@@ -180,11 +195,12 @@ class Series:
         listed = {e.name for e in self.entries() if e.name}
         return sorted(p.name for p in self.dir.glob(PATCH_GLOB) if p.name not in listed)
 
-    def groups(self) -> tuple[list[tuple[str, list[str]]], list[str]]:
-        """`# pr: <slug>` groups in order, and problems with them (none when ungrouped)."""
+    def groups(self, entries: list[Entry] | None = None):
+        """`# pr: <slug>` groups in order, [(slug, [patch names])], and problems with them
+        (none when ungrouped): the one `# pr:` parser."""
         groups: list[tuple[str, list[str]]] = []
         problems, before = [], []
-        for e in self.entries():
+        for e in self.entries() if entries is None else entries:
             if e.pr is None and e.name is None and PR_LOOSE_RE.match(e.text.strip()):
                 problems.append(
                     f"{self.label} line {e.lineno}: {e.text.strip()!r} is a comment, not a PR "

@@ -20,7 +20,6 @@ from .util import (
     no_interrupt,
     PatchFailed,
     progress,
-    PYPI_PREFIX,
     read_text,
     rel,
     SeriesError,
@@ -29,23 +28,18 @@ from .util import (
 from .git import (
     blob_id,
     commits,
+    conflicted,
     git,
     git_path,
     git_run,
+    git_said,
     in_progress,
     is_ancestor,
     note_names,
     set_note,
 )
 from .series import read_patch, Series
-from .base import (
-    apply_prerequisites,
-    check_pypi_blobs,
-    init_git_base,
-    init_pypi_base,
-    prerequisite_top,
-    release_wheel,
-)
+from .base import apply_prerequisites, Base, prerequisite_top
 
 
 @dataclasses.dataclass
@@ -79,24 +73,14 @@ class State:
         return self.applied == len(self.patches)
 
 
-STATE_TYPES = {
-    "kind": lambda v: v in ("git", "pypi", "port"),
-    "base": lambda v: isinstance(v, str) and bool(v),
-    "patches_dir": lambda v: isinstance(v, str) and bool(v),
-    "patches": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
-    "applied": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-    "failed": lambda v: v is None or isinstance(v, str),
-    "release": lambda v: v is None or isinstance(v, str),
-    "rebase_onto": lambda v: v is None or isinstance(v, str),
-    "target": lambda v: v is None or isinstance(v, str),
-    "recorded": lambda v: v is None
-    or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values()))),
-    "skipped": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
-    "rebase_from": lambda v: v is None or isinstance(v, str),
-    "upstream": lambda v: v is None or isinstance(v, str),
-    "prerequisites": lambda v: v is None
-    or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values()))),
-    "rebase_prerequisites": lambda v: v is None
+# What each type of a State field may hold in state.json: the record is checked against the
+# dataclass itself (its fields, their types, the ones without a default are required).
+_OF_TYPE = {
+    "str": lambda v: isinstance(v, str) and bool(v),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    "list[str]": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
+    "str | None": lambda v: v is None or isinstance(v, str),
+    "dict[str, str] | None": lambda v: v is None
     or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values()))),
 }
 
@@ -120,10 +104,11 @@ def read_state(repo: Path) -> State | None:
     if problem is None and not isinstance(raw, dict):
         problem = "it is not a JSON object"
     if problem is None:
-        unknown = sorted(set(raw) - set(STATE_TYPES))
-        required = [f.name for f in dataclasses.fields(State)][:4]
-        missing = [k for k in required if k not in raw]
-        wrong = [k for k, v in raw.items() if k in STATE_TYPES and not STATE_TYPES[k](v)]
+        fields = {f.name: f for f in dataclasses.fields(State)}
+        unknown = sorted(set(raw) - set(fields))
+        missing = [k for k, f in fields.items() if k not in raw and f.default is f.default_factory]
+        wrong = [k for k, v in raw.items() if k in fields and not _OF_TYPE[fields[k].type](v)
+                 or k == "kind" and v not in ("git", "pypi", "port")]  # fmt: skip
         if unknown:
             problem = f"unknown key(s) {', '.join(unknown)} (written by a newer te-series?)"
         elif missing:
@@ -538,17 +523,13 @@ def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> str:
         where = f"git apply --check says: {said[-500:] or '(nothing)'}"
     else:
         where = "its diff applies on its own, so git am -3 failed for another reason (below)"
-    said = [
-        re.sub(r"^Patch failed at \d+ ", f"Patch failed at {patch.name}: ", l)
-        for l in (proc.stdout + proc.stderr).splitlines()
-        if l.strip() and not l.startswith("hint:")
-    ]
-    conflicted = git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout.splitlines()
+    named = lambda l: re.sub(
+        r"^Patch failed at \d+ ", f"Patch failed at {patch.name}: ", l
+    )  # noqa: E731
     text = f"patch {patch.name} does not apply: {where}\ngit am -3 says:\n"
-    text += "".join(f"  {l}\n" for l in said[-30:])
-    if conflicted:
-        text += f"conflict markers in: {', '.join(conflicted)}\n"
-    return text
+    text += git_said(proc, 30, named)
+    marked = conflicted(repo)
+    return text + (f"conflict markers in: {', '.join(marked)}\n" if marked else "")
 
 
 def record_file(state: State, path: Path) -> None:
@@ -580,8 +561,7 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
             state.failed = name
             write_state(repo, state)
             text = failure_detail(repo, series.dir / name, include, proc)
-            conflicted = git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout
-            kind = "conflict" if conflicted.strip() else "unapplied"
+            kind = "conflict" if conflicted(repo) else "unapplied"
             if (series.dir / name).read_bytes().split(b"\n", 1)[0].endswith(b"\r"):
                 kind = "converted"  # a checkout gave the patch file CRLF line ends
             raise PatchFailed(text, kind)
@@ -619,20 +599,15 @@ def make_tree(
     release's wheel is the base and only transformer_engine/ hunks apply. Either way the
     upstream prerequisites come first; the series starts at their top.
     """
-    names = series.names()
-    if te_src is not None:
-        upstream = init_git_base(dest, te_src, series.base_commit)
-        kind, include, kw = "git", None, {}
-    else:
-        release = series.release
-        upstream = init_pypi_base(dest, wheel or release_wheel(release, series), release)
-        kind, include, kw = "pypi", PYPI_PREFIX + "*", {"release": release}
+    base = Base(series, te_src, wheel)
+    upstream = base.init(dest)
     prereqs = apply_prerequisites(dest, series)
-    base = prerequisite_top(upstream, prereqs)
-    state = new_state(kind, base, series, names, upstream=upstream, prerequisites=prereqs, **kw)
+    top = prerequisite_top(upstream, prereqs)
+    state = new_state(base.kind, top, series, series.names(), release=base.release,
+                      upstream=upstream, prerequisites=prereqs)  # fmt: skip
     write_state(dest, state)
-    absent = check_pypi_blobs(dest, series) if te_src is None else {}
-    apply_patches(dest, series, state, include=include)
+    absent = base.check(dest)
+    apply_patches(dest, series, state, include=base.include)
     return absent
 
 
