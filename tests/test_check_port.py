@@ -377,4 +377,4 @@ def test_check_reports_a_patch_that_makes_no_commit(three, project, upstream):
     copy.write_bytes(last.read_bytes().replace(b"Test more", b"Test more again"))
     three.series_file.write_text(three.series_file.read_text() + copy.name + "\n")
     problems = check_mod.check(three, te_src=upstream, wheel=None)
-    assert any(f"patch {copy.name} makes no commit" in p for p in problems), problems
+    assert any(f"patch {copy.name} made no commit" in p for p in problems), problems

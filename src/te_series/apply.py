@@ -16,9 +16,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .util import PatchFailed, PYPI_PREFIX, rel, SERIES_BRANCH, SeriesError
-from .git import blob_id, BOT, commits, conflicted, git, git_run, in_progress, note_names, set_note
+from .util import PatchFailed, rel, SERIES_BRANCH, SeriesError
+from .git import (
+    blob_id,
+    BOT,
+    commits,
+    conflicted,
+    git,
+    git_run,
+    in_progress,
+    log1,
+    note_names,
+    set_note,
+)
 from .series import load_series, read_patch, Series
+from .base import include_for
 from .worktree import (
     abort_am,
     apply_patches,
@@ -65,7 +77,7 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
         )
     name = state.patches[state.applied]
     patch = series.dir / name
-    include = PYPI_PREFIX + "*" if state.kind == "pypi" else None
+    include = include_for(state.kind)
     busy = in_progress(tree)
     if busy and busy != "a git am":
         raise SeriesError(f"{busy} is in progress in {name_}/; finish or abort it first")
@@ -137,8 +149,7 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
             # the patch is applied after them.
             print(
                 f"kept {len(fresh)} commit(s) of yours as new commit(s) before {name}, "
-                "which git am applies now: "
-                + ", ".join(git("log", "-1", "--format=%h %s", r, cwd=tree).strip() for r in fresh)
+                "which git am applies now: " + ", ".join(log1(tree, "%h %s", r) for r in fresh)
             )
     apply_patches(tree, series, state, include)
 
@@ -159,7 +170,7 @@ def _made_by_am(tree: Path, rev: str, patch: Path) -> bool:
 
 def _take(tree: Path, state, name: str, fresh: list[str], patch: Path) -> None:
     """Record the first of the user's new commits as the stopped patch."""
-    subject = git("log", "-1", "--format=%h %s", fresh[0], cwd=tree).strip()
+    subject = log1(tree, "%h %s", fresh[0])
     want = read_patch(patch).subject
     if subject.split(" ", 1)[-1] != want:
         print(

@@ -10,7 +10,7 @@ import zipfile
 from pathlib import Path
 
 from .util import cache_dir, progress, PYPI_PREFIX, rel, SERIES_BRANCH, SeriesError
-from .git import blob_id, BOT, git, git_run, init_repo_config
+from .git import blob_id, BOT, git, git_run, init_repo_config, object_id
 from .series import base_preimages, Prerequisite, read_patch, Series
 
 
@@ -88,7 +88,7 @@ def init_git_base(dest: Path, te_src: Path, commit: str) -> str:
         raise SeriesError(f"--te-src {te_src} is not a git checkout of TE")
     dest.parent.mkdir(parents=True, exist_ok=True)
     git("clone", "-q", "--no-checkout", str(te_src), str(dest), cwd=dest.parent)
-    full = git_run("rev-parse", "-q", "--verify", f"{commit}^{{commit}}", cwd=dest).stdout.strip()
+    full = object_id(dest, f"{commit}^{{commit}}")
     if not full:
         raise SeriesError(
             f"base commit {commit} is not in {te_src}. Fetch upstream main there "
@@ -108,7 +108,7 @@ def init_pypi_base(dest: Path, wheel: Path, release: str) -> str:
     git("add", "-A", cwd=dest)
     git("commit", "-q", "-m", f"transformer_engine {release} from PyPI", cwd=dest)
     init_repo_config(dest)
-    return git("rev-parse", "HEAD", cwd=dest).strip()
+    return object_id(dest, "HEAD")
 
 
 def prerequisite_needs(repo: Path, rev: str, p: Prerequisite) -> list[str]:
@@ -123,7 +123,7 @@ def prerequisite_needs(repo: Path, rev: str, p: Prerequisite) -> list[str]:
     """
     need = []
     for path, (pre, post) in p.files.items():
-        have = git_run("rev-parse", "-q", "--verify", f"{rev}:{path}", cwd=repo).stdout.strip()
+        have = object_id(repo, f"{rev}:{path}")
         if have == post:
             continue
         if have == pre:
@@ -210,7 +210,7 @@ def apply_prerequisites(repo: Path, series: Series) -> dict[str, str]:
         git("add", "--", *need, cwd=repo)
         git("commit", "-q", "--no-verify", "--cleanup=verbatim", "-m", p.message, cwd=repo,
             env=UPSTREAM)  # fmt: skip
-        done[str(p.pr)] = git("rev-parse", "HEAD", cwd=repo).strip()
+        done[str(p.pr)] = object_id(repo, "HEAD")
         committed = {path: git("rev-parse", f"HEAD:{path}", cwd=repo).strip() for path in need}
         changed = [path for path in need if committed[path] != p.files[path][1]]
         if changed:
@@ -233,12 +233,18 @@ def preimage_mismatches(tree: Path, want: dict[str, str | None], rev: str = "HEA
     each with both ids: the one pre-image check (a wheel base, a port patch)."""
     out = []
     for path, old in want.items():
-        have = git_run("rev-parse", "-q", "--verify", f"{rev}:{path}", cwd=tree).stdout.strip()
+        have = object_id(tree, f"{rev}:{path}")
         if old is None and have:
             out.append(f"{path}: the series creates it, but the tree has {have}")
         elif old is not None and not have.startswith(old):
             out.append(f"{path}: made against blob {old}, the tree has {have or 'no such file'}")
     return out
+
+
+def include_for(kind: str) -> str | None:
+    """What of a patch `git am --include` applies on a base of this kind: all on git (and a
+    port's own tree), transformer_engine/ on a wheel."""
+    return PYPI_PREFIX + "*" if kind == "pypi" else None
 
 
 class Base:
@@ -251,7 +257,7 @@ class Base:
         self.series, self.te_src, self.wheel = series, te_src, wheel
         self.kind = "git" if te_src is not None else "pypi"
         self.release = None if te_src is not None else release or series.release
-        self.include = None if te_src is not None else PYPI_PREFIX + "*"
+        self.include = include_for(self.kind)
 
     def init(self, dest: Path, commit: str | None = None) -> str:
         """Make dest a repository at the base, on branch series; return the commit."""

@@ -27,11 +27,11 @@ import tempfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from .util import progress, PYPI_PREFIX, read_text, rel, SeriesError, te_import_error
-from .git import git, trailers
+from .util import PatchFailed, progress, PYPI_PREFIX, read_text, rel, SeriesError, te_import_error
+from .git import trailers
 from .series import IDENTITY_RE, load_series, read_patch, Series, SIGNOFF_RE
 from .base import apply_prerequisites, Base, preimage_mismatches
-from .worktree import abort_am, am, failure_detail, report_absent
+from .worktree import abort_am, apply_one, report_absent
 
 SUBJECT_RE = re.compile(r"^\[(PyTorch|JAX|Common|Core|Docs|QA|Build|CI)\]( \[[^\]]+\])* \S")
 BLACK_ARGS = ["--line-length=100", "--preview", "--enable-unstable-feature=string_processing"]
@@ -225,18 +225,12 @@ def try_each(
         progress(f"[{i}/{len(names)}] {name}")
         if preimages:
             problems += stale_preimages(tree, series.dir / name, preimages)
-        before = git("rev-parse", "HEAD", cwd=tree).strip()
-        proc = am(tree, series.dir / name, include)
-        if proc.returncode != 0:
-            problems.append(failure_detail(tree, series.dir / name, include, proc).rstrip())
+        try:
+            apply_one(tree, series.dir / name, include)
+        except PatchFailed as err:  # reported, and the next patch tried without it
+            if err.kind != "empty":  # lint names a patch without a diff
+                problems.append(str(err).rstrip())
             abort_am(tree)
-            continue
-        if git("rev-parse", "HEAD", cwd=tree).strip() == before:  # as apply_patches sees it
-            problems.append(
-                f"patch {name} makes no commit: its change is already in the tree (the base "
-                "or an earlier patch has it), so apply stops on it. Take it out of the series "
-                "or give it its own change."
-            )
             continue
         touched = [f.path for f in read_patch(series.dir / name).files if f.new_blob]
         if run_style:

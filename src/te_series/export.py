@@ -36,8 +36,10 @@ from .git import (
     git_run,
     in_progress,
     is_ancestor,
+    log1,
     mailinfo,
     note_names,
+    object_id,
     set_note,
     SplitMail,
     untracked,
@@ -96,8 +98,7 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     branch = git_run("symbolic-ref", "-q", "HEAD", cwd=tree).stdout.strip()
     branch = branch[len("refs/heads/") :] if branch.startswith("refs/heads/") else branch
     if branch != SERIES_BRANCH:
-        has = git_run("rev-parse", "-q", "--verify", f"refs/heads/{SERIES_BRANCH}", cwd=tree)
-        if has.returncode == 0:
+        if object_id(tree, f"refs/heads/{SERIES_BRANCH}"):
             how = f"check it out (git -C {name} checkout {SERIES_BRANCH})"
         else:
             how = f"put the branch back (git -C {name} checkout -b {SERIES_BRANCH})"
@@ -228,7 +229,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
     if upstream:
         said = []
         for r in upstream:
-            subject = git("log", "-1", "--format=%h %s", r, cwd=tree).strip()
+            subject = log1(tree, "%h %s", r)
             ref = git(
                 "for-each-ref", "--contains", r, "--count=1", "--format=%(refname:short)",
                 "refs/remotes/origin", "refs/tags", cwd=tree,
@@ -408,11 +409,10 @@ def refuse_changed_pins(tree: Path, root: Path, series: Series, state: State) ->
         rev = (state.prerequisites or {}).get(str(p.pr))
         if not rev:
             continue  # the upstream commit has it: the pins do not make this base
-        have = {path: git_run("rev-parse", "-q", "--verify", f"{rev}:{path}", cwd=tree).stdout
-                for path in p.files}  # fmt: skip
-        odd = [f"{path} is blob {have[path].strip() or '(none)'}, the table pins {post}"
-               for path, (_, post) in p.files.items() if have[path].strip() != post]  # fmt: skip
-        subject = git("log", "-1", "--format=%s", rev, cwd=tree).strip()
+        have = {path: object_id(tree, f"{rev}:{path}") for path in p.files}
+        odd = [f"{path} is blob {have[path] or '(none)'}, the table pins {post}"
+               for path, (_, post) in p.files.items() if have[path] != post]  # fmt: skip
+        subject = log1(tree, "%s", rev)
         if subject != p.subject:
             odd.append(f"its subject is {subject!r}, the table's {p.subject!r}")
         if odd:
@@ -444,9 +444,8 @@ def plan(
     verbs = WorkTree.at(tree).verbs(state)
     if state.kind == "git":
         base_commit = base_commit or series.base_commit
-        want = git_run("rev-parse", "-q", "--verify", f"{base_commit}^{{commit}}", cwd=tree)
         upstream = state.upstream or state.base
-        if want.stdout.strip() != upstream:
+        if object_id(tree, f"{base_commit}^{{commit}}") != upstream:
             raise SeriesError(
                 f"{rel(tree, root)}/ was applied on {upstream[:12]}, but "
                 f"{rel(series.base_file, root)} says {base_commit[:12]}. Rebuild fork/ "

@@ -163,6 +163,16 @@ def in_progress(repo: Path) -> str | None:
     return None
 
 
+def object_id(repo: Path, spec: str) -> str:
+    """The object id spec names in repo (`git rev-parse --verify`), or "" when it names none."""
+    return git_run("rev-parse", "-q", "--verify", spec, cwd=repo).stdout.strip()
+
+
+def log1(repo: Path, fmt: str, spec: str = "HEAD") -> str:
+    """One commit shown in a `git log --format` (stripped); "" when spec names none."""
+    return git_run("log", "-1", f"--format={fmt}", spec, cwd=repo).stdout.strip()
+
+
 def conflicted(repo: Path) -> list[str]:
     """The files git left with conflict markers (unmerged in the index)."""
     return git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout.splitlines()
@@ -170,8 +180,8 @@ def conflicted(repo: Path) -> list[str]:
 
 def rebase_stop(repo: Path) -> tuple[str, str]:
     """The commit a git rebase stopped on (REBASE_HEAD) and its subject; ("", "") if none."""
-    rev = git_run("rev-parse", "-q", "--verify", "REBASE_HEAD", cwd=repo).stdout.strip()
-    return rev, git_run("log", "-1", "--format=%s", rev, cwd=repo).stdout.strip() if rev else ""
+    stop = object_id(repo, "REBASE_HEAD")
+    return stop, log1(repo, "%s", stop) if stop else ""
 
 
 def git_said(proc, last: int = 20, edit=lambda line: line) -> str:

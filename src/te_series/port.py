@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 from .util import PatchFailed, progress, rel, SeriesError
-from .git import conflicted, format_patch, git, git_run, rebase_stop
+from .git import conflicted, format_patch, git, git_run, object_id, rebase_stop
 from .series import load_series, Series
 from .base import apply_prerequisites, extract_package, prerequisite_top, release_wheel
 from .worktree import (
@@ -37,7 +37,7 @@ from .worktree import (
     make_tree,
     new_state,
     read_state,
-    refuse_own_dir,
+    refuse_out,
     WorkTree,
     write_state,
 )
@@ -68,7 +68,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     extract_package(target_wheel, dest)
     git("add", "-A", cwd=dest)
     git("commit", "-q", "--allow-empty", "-m", f"transformer_engine {release} from PyPI", cwd=dest)
-    own = git("rev-parse", "HEAD", cwd=dest).strip()
+    own = object_id(dest, "HEAD")
     carried = apply_prerequisites(dest, series)
     target = prerequisite_top(own, carried)
 
@@ -89,7 +89,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
             "(te-series apply --te-src PATH, edit in fork/, te-series export), or take "
             f"{release} out of base.toml's [port] targets until the series is rebased onto it."
         )
-    top = git("rev-parse", "HEAD", cwd=dest).strip()
+    top = object_id(dest, "HEAD")
     ps = series.port_series(release)
     port_names = ps.names()
     state = new_state(
@@ -106,9 +106,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
 def check_out(root: Path, out: Path, releases: list[str]) -> None:
     """Refuse an --out in the series, a work tree or a backup, or one whose <release>/
     folders hold files already: port --out writes only into new or empty folders."""
-    refuse_own_dir(root, out, "port-out")
-    if out.exists() and not out.is_dir():
-        raise SeriesError(f"--out {out} is a file; name a folder")
+    refuse_out(root, out, "port-out", folder=True)
     full = [out / r for r in releases if (out / r).exists() and any((out / r).iterdir())]
     if full:
         raise SeriesError(

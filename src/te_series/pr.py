@@ -30,11 +30,11 @@ import tempfile
 from pathlib import Path
 
 from .check import lint_groups
-from .util import progress, rel, SeriesError
-from .git import blob_id, format_patch, git, git_run
+from .util import PatchFailed, progress, rel, SeriesError
+from .git import blob_id, format_patch, git, git_run, log1
 from .series import load_series, norm_email, Series, SIGNOFF_RE, split_identity
 from .base import init_git_base, prerequisite_needs
-from .worktree import am, failure_detail, refuse_own_dir
+from .worktree import apply_one, refuse_out
 
 MARKER = ".te-series-pr"
 MARKER_HEAD = "written by te-series pr; the next run replaces these files:\n"
@@ -168,8 +168,6 @@ def prepare_out(out: Path, root: Path) -> None:
     """OUT must be empty or an earlier pr output, whose files (those its marker lists, and
     no others) are removed: only while each still holds what pr wrote (the marker records
     its blob id), so that an edit of yours is never overwritten."""
-    if out.exists() and not out.is_dir():
-        raise SeriesError(f"--out {rel(out, root)} is a file; name a folder")
     if out.exists() and any(out.iterdir()):
         marker = out / MARKER
         if not marker.is_file():
@@ -247,7 +245,7 @@ def run(args) -> int:
     who = f"{name} <{email}>"
     placeholder = split_identity(series.base_value("series", "placeholder_identity"))[1]
     out = args.out or root / "pr-out"
-    refuse_own_dir(root, out, "pr-out")
+    refuse_out(root, out, "pr-out", folder=True)
     with tempfile.TemporaryDirectory(prefix="te-series-pr-") as tmp:
         repo = Path(tmp) / "repo"
         base = init_git_base(repo, args.te_src, series.base_commit)
@@ -257,9 +255,12 @@ def run(args) -> int:
         for slug, group in groups:
             for patch in group:
                 progress(f"pr/{slug}: {patch}")
-                proc = am(repo, series.dir / patch)
-                if proc.returncode != 0:
-                    raise SeriesError(failure_detail(repo, series.dir / patch, None, proc))
+                try:
+                    apply_one(repo, series.dir / patch)
+                except PatchFailed as err:
+                    raise SeriesError(
+                        f"{err}Nothing was written; te-series check names it too."
+                    ) from None
                 msg, author_email, date = git(
                     "log", "-1", "--format=%B%x00%ae%x00%aI", cwd=repo
                 ).split("\0")
@@ -279,7 +280,7 @@ def run(args) -> int:
                     *(["--reset-author"] if reset else []), "-F", str(msg_file),
                     cwd=repo, env=env,
                 )  # fmt: skip
-                author = git("log", "-1", "--format=%an <%ae>", cwd=repo).strip()
+                author = log1(repo, "%an <%ae>")
                 authors[author] = authors.get(author, 0) + 1
             git("branch", "-f", f"pr/{slug}", "HEAD", cwd=repo)
             summary.append((slug, prev, group))

@@ -17,15 +17,15 @@ import tempfile
 from pathlib import Path
 
 from .util import PatchFailed, rel, SeriesError
-from .git import git, git_run
+from .git import git, git_run, object_id
 from .series import base_preimages, load_series, read_patch, Series
 from .base import apply_prerequisites, Base
-from .worktree import apply_patches, refuse_own_dir, State, write_state
+from .worktree import apply_patches, refuse_out, State, write_state
 
 
 def checkout_patches(root: Path, rev: str, dest: Path) -> Series:
     """patches/ as it was at rev, unpacked into dest/patches."""
-    sha = git_run("rev-parse", "-q", "--verify", f"{rev}^{{commit}}", cwd=root).stdout.strip()
+    sha = object_id(root, f"{rev}^{{commit}}")
     if not sha:
         raise SeriesError(f"{rev} is not a revision of this te-series checkout (git rev-parse)")
     proc = git_run("ls-tree", "-d", sha, "patches", cwd=root)
@@ -55,7 +55,7 @@ def apply_version(
     try:
         git("checkout", "-q", "-B", label, base, cwd=repo)
         apply_prerequisites(repo, series)
-        base = git("rev-parse", "HEAD", cwd=repo).strip()
+        base = object_id(repo, "HEAD")
         state = State("git", base, "patches", series.names())
         write_state(repo, state)
         apply_patches(repo, series, state, include)
@@ -93,11 +93,7 @@ def check_out(root: Path, out: Path | None) -> None:
     any work. range-diff only ever writes a new file."""
     if out is None:
         return
-    if out.is_dir():
-        raise SeriesError(f"--out {out} is a folder; name a file")
-    if not out.parent.is_dir():
-        raise SeriesError(f"--out {out}: folder {out.parent} does not exist")
-    refuse_own_dir(root, out, "series.range-diff")
+    refuse_out(root, out, "series.range-diff", folder=False)
     if git_run("ls-files", "--error-unmatch", str(out), cwd=root).returncode == 0:
         raise SeriesError(
             f"--out {rel(out, root)} is a file tracked in this checkout; the range-diff would "
@@ -124,12 +120,10 @@ def run(args) -> int:
             base.init(repo)
             bases = []
             for s in (old, new):
-                full = git_run(
-                    "rev-parse", "-q", "--verify", f"{s.base_commit}^{{commit}}", cwd=repo
-                )
-                if not full.stdout.strip():
+                full = object_id(repo, f"{s.base_commit}^{{commit}}")
+                if not full:
                     raise SeriesError(f"base {s.base_commit} is not in {args.te_src}")
-                bases.append(full.stdout.strip())
+                bases.append(full)
         else:
             if old.release != new.release:
                 raise SeriesError(

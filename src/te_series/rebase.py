@@ -35,7 +35,9 @@ from .git import (
     git_said,
     in_progress,
     is_ancestor,
+    log1,
     note_names,
+    object_id,
     rebase_stop,
     set_note,
 )
@@ -53,7 +55,7 @@ def resolve(fork, onto: str, te_src, base: str) -> str:
     where = te_src or fork
     if te_src and not (Path(te_src) / ".git").exists() and not (Path(te_src) / "HEAD").exists():
         raise SeriesError(f"--te-src {te_src} is not a git checkout of TE")
-    sha = git_run("rev-parse", "-q", "--verify", f"{onto}^{{commit}}", cwd=where).stdout.strip()
+    sha = object_id(where, f"{onto}^{{commit}}")
     if not sha:
         hint = "" if te_src else "; name a TE checkout that has it with --te-src"
         raise SeriesError(f"{onto} is not a commit in {where}{hint}")
@@ -82,7 +84,7 @@ def refuse_own(fork, onto: str, onto_name: str, base: str) -> None:
     inside = set(git("rev-list", onto, "--not", base, cwd=fork).split()) & set(series)
     if inside:
         first = onto if onto in inside else min(inside, key=series.index)
-        subject = git("log", "-1", "--format=%s", first, cwd=fork).strip()
+        subject = log1(fork, "%s", first)
         what = "is" if onto in inside else "is built on"
         raise SeriesError(
             f"{onto_name} ({onto[:12]}) {what} a commit of the series itself ({first[:12]} "
@@ -242,7 +244,7 @@ def abort(fork) -> int:
                 "git -C fork rebase --abort"
             )
         raise SeriesError("no te-series rebase is in progress; nothing to abort")
-    head = git("rev-parse", "HEAD", cwd=fork).strip()
+    head = object_id(fork, "HEAD")
     onto = state.rebase_onto
     kept = ""
     if state.rebase_from and head != state.rebase_from and commits(fork, f"{onto}..{head}"):
@@ -256,7 +258,7 @@ def abort(fork) -> int:
         )
     if busy:
         git("rebase", "--abort", cwd=fork)
-    if state.rebase_from and git("rev-parse", "HEAD", cwd=fork).strip() != state.rebase_from:
+    if state.rebase_from and object_id(fork, "HEAD") != state.rebase_from:
         # The rebase itself had finished (the export step refused): move series back. The
         # index is refreshed first: a file touched since (same content) is no edit.
         git_run("update-index", "-q", "--refresh", cwd=fork)
@@ -286,8 +288,7 @@ def run(args) -> int:
     upstream = state.upstream or state.base
     # base.toml may have moved since fork/ was made (a pull): then the rebase may go there,
     # and nowhere else (it would undo that move).
-    pinned = git_run("rev-parse", "-q", "--verify", f"{series.base_commit}^{{commit}}", cwd=fork)
-    if pinned.stdout.strip() not in (upstream, onto):
+    if object_id(fork, f"{series.base_commit}^{{commit}}") not in (upstream, onto):
         raise SeriesError(
             f"{rel(series.base_file, root)} says {series.base_commit[:12]}, and fork/ is on "
             f"{upstream[:12]}: base.toml moved since fork/ was made (a pull?). Rebase fork/ "
@@ -307,7 +308,7 @@ def run(args) -> int:
     carried = carry_prerequisites(fork, series, onto)  # a file it cannot place stops here
     state.rebase_onto = onto
     state.rebase_prerequisites = carried
-    state.rebase_from = git("rev-parse", "HEAD", cwd=fork).strip()
+    state.rebase_from = object_id(fork, "HEAD")
     write_state(fork, state)
     top = prerequisite_top(onto, carried)
     proc = git_run("rebase", "--onto", top, state.base, cwd=fork)  # HEAD: the series branch

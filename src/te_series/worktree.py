@@ -35,7 +35,9 @@ from .git import (
     git_said,
     in_progress,
     is_ancestor,
+    log1,
     note_names,
+    object_id,
     set_note,
 )
 from .series import read_patch, Series
@@ -385,7 +387,7 @@ def describe_tree(tree: Path, root: Path) -> str:
     lines = [head]
     for pr, rev in (state.prerequisites or {}).items():
         if rev:
-            subject = git_run("log", "-1", "--format=%s", rev, cwd=tree).stdout.strip()
+            subject = log1(tree, "%s", rev)
             lines.append(
                 f"  upstream prerequisite #{pr}: applied as {rev[:12]} {subject!r}, below the "
                 "series (upstream's change: never exported)"
@@ -429,8 +431,16 @@ def describe_tree(tree: Path, root: Path) -> str:
 OWN_DIRS = ("patches", "fork", "fork.new", "fork-port", BACKUP_DIR)
 
 
-def refuse_own_dir(root: Path, out: Path, example: str) -> None:
-    """Refuse an --out path inside the series, a work tree or a backup."""
+def refuse_out(root: Path, out: Path, example: str, *, folder: bool) -> None:
+    """The checks every --out gets before any work: a folder (or a file) as the verb writes,
+    and not inside the series, a work tree or a backup."""
+    out = Path(out)
+    if folder and out.exists() and not out.is_dir():
+        raise SeriesError(f"--out {rel(out, root)} is a file; name a folder")
+    if not folder and out.is_dir():
+        raise SeriesError(f"--out {out} is a folder; name a file")
+    if not folder and not out.parent.is_dir():
+        raise SeriesError(f"--out {out}: folder {out.parent} does not exist")
     for d in OWN_DIRS:
         if Path(out).resolve().is_relative_to((root / d).resolve()):
             raise SeriesError(
@@ -539,42 +549,51 @@ def record_file(state: State, path: Path) -> None:
     state.recorded[path.name] = blob_id(path.read_bytes()) if path.is_file() else ""
 
 
+def apply_one(repo: Path, patch: Path, include: str | None = None, stopped=lambda: None) -> None:
+    """`git am -3` one patch onto repo's HEAD: the one apply step (apply, check, pr). A patch
+    that does not make its commit raises PatchFailed, whose kind says why; `stopped()` runs
+    first (the record says where apply stopped before anything else is asked of git). A
+    failed am is left in progress (conflict markers and all)."""
+    name = patch.name
+    if not read_patch(patch).files:
+        stopped()
+        raise PatchFailed(f"patch {name} has no diff (an empty patch)\n", "empty")
+    before = object_id(repo, "HEAD")
+    proc = am(repo, patch, include)
+    if proc.returncode != 0:
+        stopped()
+        kind = "conflict" if conflicted(repo) else "unapplied"
+        if patch.read_bytes().split(b"\n", 1)[0].endswith(b"\r"):
+            kind = "converted"  # a checkout gave the patch file CRLF line ends
+        raise PatchFailed(failure_detail(repo, patch, include, proc), kind)
+    if object_id(repo, "HEAD") == before:
+        # "No changes -- Patch already applied": git am exits 0 without a commit. Noting
+        # HEAD would give the previous patch's commit this patch's name.
+        stopped()
+        raise PatchFailed(
+            f"patch {name} made no commit: its change is already in the tree (the base or an "
+            f"earlier patch has it; git am says: {' '.join(proc.stdout.split())[-300:] or 'nothing'})\n",
+            "already",
+        )
+
+
 def apply_patches(repo: Path, series: Series, state: State, include: str | None = None) -> None:
     """`git am -3` the patches not applied yet, noting each commit's patch name.
 
     The state is written after every patch, so an interrupted or failed apply says how
-    far it got. On a failure the am is left in progress (conflict markers and all) and
-    PatchFailed is raised.
+    far it got. On a failure the am is left in progress and PatchFailed is raised.
     """
     total = len(state.patches)
     while state.applied < total:
         name = state.patches[state.applied]
         progress(f"[{state.applied + 1}/{total}] git am -3 {name}")
         record_file(state, series.dir / name)
-        if not read_patch(series.dir / name).files:
+
+        def stopped() -> None:
             state.failed = name
             write_state(repo, state)
-            raise PatchFailed(f"patch {name} has no diff (an empty patch)\n", "empty")
-        before = git("rev-parse", "HEAD", cwd=repo).strip()
-        proc = am(repo, series.dir / name, include)
-        if proc.returncode != 0:
-            state.failed = name
-            write_state(repo, state)
-            text = failure_detail(repo, series.dir / name, include, proc)
-            kind = "conflict" if conflicted(repo) else "unapplied"
-            if (series.dir / name).read_bytes().split(b"\n", 1)[0].endswith(b"\r"):
-                kind = "converted"  # a checkout gave the patch file CRLF line ends
-            raise PatchFailed(text, kind)
-        if git("rev-parse", "HEAD", cwd=repo).strip() == before:
-            # "No changes -- Patch already applied": git am exits 0 without a commit. Noting
-            # HEAD would give the previous patch's commit this patch's name.
-            state.failed = name
-            write_state(repo, state)
-            raise PatchFailed(
-                f"patch {name} made no commit: its change is already in the tree "
-                f"(git am says: {' '.join(proc.stdout.split())[-300:] or 'nothing'})\n",
-                "already",
-            )
+
+        apply_one(repo, series.dir / name, include, stopped)
         set_note(repo, "HEAD", name)
         state.applied += 1
         state.failed = None
