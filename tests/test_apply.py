@@ -8,6 +8,8 @@ from __future__ import annotations
 import shlex
 import shutil
 
+import pytest
+
 from te_series import git
 from te_series import worktree
 from te_series.worktree import read_state
@@ -386,3 +388,52 @@ def test_continue_refuses_while_a_rebase_is_in_progress(
     assert rc == 2 and "a git rebase is in progress in fork/; finish or abort it first" in out
     assert git.in_progress(fork) == "a git rebase"
     assert read_state(fork).applied == 1
+
+
+@pytest.mark.parametrize(
+    "kind, advice",
+    [
+        ("unapplied", "by hand"),
+        ("unapplied", "fix the patch file"),
+        ("already", "remove its line"),
+        ("empty", "remove its line"),
+    ],
+)
+def test_each_advice_of_a_stop_gets_apply_past_it(three, project, upstream, capsys, kind, advice):
+    """Issue 17 item 5: the stop message's advice, followed as written, gets apply done."""
+    names = three.names()
+    patch = three.dir / names[1]
+    good = patch.read_text()
+    if kind == "unapplied":  # nothing of it applies (a hand edit of its context)
+        patch.write_text(good.replace(' """Return values as a tuple."""', ' """Hand edit."""'))
+        save(project, "hand edit")
+        stopped = names[1]
+    elif kind == "already":
+        stopped = add_copy_of_patch_2(three)
+    else:
+        stopped = "0004-PyTorch-Nothing.patch"
+        (three.dir / stopped).write_text(good.split("\n---\n")[0] + "\n---\n2.39.5\n\n")
+        three.series_file.write_text(three.series_file.read_text() + stopped + "\n")
+        save(project, "empty patch")
+    shutil.rmtree(project / "fork")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and stopped in out, out
+    assert advice in out, out
+    fork = project / "fork"
+    if advice == "by hand":  # "make the change by hand in fork/ and commit it, then continue"
+        for path, text in GOOD_CHANGE.items():
+            (fork / path).write_text(text)
+        sh("git", "add", "-A", cwd=fork)
+        sh("git", "commit", "-q", "-m", GOOD_MSG, cwd=fork)
+        rc, out = te("apply", "--continue", capsys=capsys)
+    else:  # fix the patch file (or take it out of series), commit that, and rebuild
+        if advice == "fix the patch file":
+            patch.write_text(good)
+        else:
+            three.series_file.write_text(three.series_file.read_text().replace(stopped + "\n", ""))
+        save(project, "fixed")
+        rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    state = read_state(fork)
+    assert state.complete and not (project / "fork.new").exists()
+    assert te("export", "--dry-run")[0] == 0
