@@ -376,6 +376,11 @@ def note_names(repo: Path, rev: str) -> list[str]:
     return [line.strip() for line in out.stdout.splitlines() if line.strip()]
 
 
+def names_in(repo: Path, revs: str) -> set[str]:
+    """The patch names noted on the commits of revs."""
+    return {n for r in commits(repo, revs) for n in note_names(repo, r)}
+
+
 def set_note(repo: Path, rev: str, name: str) -> None:
     """Note patch file name(s) on a commit (several names: one a line)."""
     git("notes", f"--ref={NOTES_REF}", "add", "-f", "-m", name, rev, cwd=repo)

@@ -36,6 +36,7 @@ from .git import (
     in_progress,
     is_ancestor,
     log1,
+    names_in,
     note_names,
     object_id,
     rebase_stop,
@@ -126,7 +127,7 @@ def finish(root, fork, series, drops) -> int:
         )
     forget_skipped(fork, state, onto)
     listed = series.names()
-    held = {n for r in commits(fork, f"{top}..HEAD") for n in note_names(fork, r)}
+    held = names_in(fork, f"{top}..HEAD")
     gone = [n for n in listed if n not in held and n not in drops]
     if gone:
         merged = [n for n in gone if change_in_tree(fork, state, n)]

@@ -27,7 +27,6 @@ from .util import (
 )
 from .git import (
     blob_id,
-    commits,
     conflicted,
     git,
     git_path,
@@ -36,7 +35,7 @@ from .git import (
     in_progress,
     is_ancestor,
     log1,
-    note_names,
+    names_in,
     object_id,
     set_note,
 )
@@ -340,7 +339,7 @@ def settle(tree: Path, state: State) -> State:
     the tree through this, so neither takes an applied patch for one still to apply."""
     if state.complete or state.rebase_onto or not is_ancestor(tree, state.base, "HEAD"):
         return state
-    noted = {n for r in commits(tree, f"{state.base}..HEAD") for n in note_names(tree, r)}
+    noted = names_in(tree, f"{state.base}..HEAD")
     applied = state.applied
     while applied < len(state.patches) and state.patches[applied] in noted:
         applied += 1
@@ -369,7 +368,7 @@ def describe_tree(tree: Path, root: Path) -> str:
     busy = in_progress(tree)
     lost = []
     if state.rebase_onto and not busy and is_ancestor(tree, state.rebase_onto, "HEAD"):
-        held = {n for r in commits(tree, f"{state.rebase_onto}..HEAD") for n in note_names(tree, r)}
+        held = names_in(tree, f"{state.rebase_onto}..HEAD")
         lost = [n for n in done if n not in held]
         done = [n for n in done if n in held]
     head = f"{name}: {len(done)} of {len(state.patches)} patch(es) of {state.patches_dir}/ applied"
