@@ -6,7 +6,8 @@ from pathlib import Path
 
 import transformer_engine
 
-from te_series.core import blob_id, final_postimages, git, load_series, read_patch
+from te_series.git import blob_id, git
+from te_series.series import load_series, read_patch
 
 ROOT = Path(__file__).resolve().parents[1]
 SERIES = load_series(ROOT)
@@ -16,6 +17,11 @@ PUBLIC, _, LOCAL = version("transformer-engine").partition("+")
 def test_version_carries_series_label():
     assert LOCAL == f"series.{len(SERIES.names())}"
     assert PUBLIC in [SERIES.release, *SERIES.port_targets]
+
+
+def final_postimages(patches) -> dict[str, str | None]:
+    """For each file the series touches, the blob id it has after the whole series."""
+    return {f.path: f.new_blob for p in patches for f in p.files}
 
 
 def expected_blobs() -> dict[str, str]:

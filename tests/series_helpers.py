@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -12,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from te_series import cli
-from te_series.core import Series, make_tree
+from te_series import cli, worktree
+from te_series.git import NOTES_REF
+from te_series.series import Series
+from te_series.worktree import make_tree
 from te_series.export import export
 
 ME = {
@@ -267,3 +270,122 @@ def python_without_packages(where: Path) -> Path:
     py.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
     py.chmod(0o755)
     return py
+
+
+def reword(fork, upto: str, sed: str) -> None:
+    """Reword the first commit after `upto` with a sed expression."""
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/reword/", "GIT_EDITOR": f"sed -i {sed}"}
+    sh("git", "rebase", "-q", "-i", upto, cwd=fork, env=env)
+
+
+def reword_line(fork, upto: str, line: int, sed: str) -> None:
+    """Reword commit number `line` after `upto` with a sed expression."""
+    env = {
+        "GIT_SEQUENCE_EDITOR": f"sed -i {line}s/^pick/reword/",
+        "GIT_EDITOR": f"sed -i {shlex.quote(sed)}",
+    }
+    sh("git", "rebase", "-q", "-i", upto, cwd=fork, env=env)
+
+
+def interrupt_nth(monkeypatch, name: str, n: int) -> None:
+    """Make worktree.<name> raise KeyboardInterrupt on its n-th call."""
+    real, calls = getattr(worktree, name), []
+
+    def fake(*a, **k):
+        calls.append(1)
+        if len(calls) == n:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(worktree, name, fake)
+    return lambda: monkeypatch.setattr(worktree, name, real)
+
+
+def interrupted_apply(project, upstream, monkeypatch) -> Path:
+    """A fresh apply interrupted (Ctrl-C) in the second git am; returns fork/."""
+    shutil.rmtree(project / "fork")
+    restore = interrupt_nth(monkeypatch, "am", 2)
+    assert te("apply", "--te-src", str(upstream))[0] == 130
+    restore()  # only that: monkeypatch.undo() would undo the isolation from ~/.gitconfig
+    return project / "fork"
+
+
+SLOW_NOTES = """#!/bin/sh
+for a in "$@"; do if [ "$a" = add ]; then echo x >> "{marker}"; sleep 0.5; fi; done
+exec {git} "$@"
+"""
+
+
+def note(fork, rev: str) -> str:
+    return sh("git", "notes", f"--ref={NOTES_REF}", "show", rev, cwd=fork).strip()
+
+
+def add_copy_of_patch_2(series) -> str:
+    """A fourth patch whose change patch 2 already made (a colleague's copy of it)."""
+    names = series.names()
+    text = (series.dir / names[1]).read_text()
+    text = text.replace("Make route return a list", "Colleague's copy of the route change")
+    name = "0004-PyTorch-Colleague-s-copy.patch"
+    (series.dir / name).write_text(text)
+    series.series_file.write_text(series.series_file.read_text() + name + "\n")
+    save(series.root, "colleague")
+    return name
+
+
+FORK_CONFIG = {
+    "format.suffix": ".txt",
+    "format.headers": "X-Extra: 1",
+    "format.to": "someone@example.com",
+    "format.from": "Other <other@example.com>",
+    "format.signOff": "true",
+    "format.forceInBodyFrom": "true",
+    "diff.context": "5",
+    "diff.interHunkContext": "9",
+    "diff.algorithm": "histogram",
+    "diff.orderFile": "order.txt",
+    "diff.noprefix": "true",
+    "diff.suppressBlankEmpty": "true",
+    "diff.relative": "true",
+    "core.quotePath": "false",
+    "color.ui": "always",
+}
+
+
+def fork_log(fork: Path, fmt: str = "%B") -> str:
+    return sh("git", "log", f"--format={fmt}", "-1", cwd=fork)
+
+
+HOOK = '#!/bin/sh\necho "Change-Id: I1234" >> "$1"\n'
+
+
+SPACED = "0002 route é.patch"
+
+
+def rename_patch_2(three, project) -> list[str]:
+    """Give patch 2 a file name with spaces (and a non-ASCII letter); return the names."""
+    names = three.names()
+    sh("git", "mv", f"patches/{names[1]}", f"patches/{SPACED}", cwd=project)
+    three.series_file.write_text(three.series_file.read_text().replace(names[1], SPACED))
+    save(project, "spaced name")
+    return three.names()
+
+
+WHO = ("--identity", "Jane Doe <jane@doe.dev>")
+
+
+def group_all(three, project) -> None:
+    """One `# pr: all` group with its description."""
+    three.series_file.write_text("# pr: all\n" + "\n".join(three.names()) + "\n")
+    (three.dir / "pr").mkdir()
+    (three.dir / "pr" / "all.md").write_text(
+        "# Description\n\nx\n\nFixes # (issue)\n\n## Type of change\n\n## Changes\n\n"
+        "# Checklist\n"
+    )
+    save(project, "group")
+
+
+CRLF = "a\r\nb\r\n"
+
+
+def commit_amend(repo, message, env) -> None:
+    sh("git", "commit", "-q", "--amend", "-m", message, cwd=repo, env=env)

@@ -8,18 +8,22 @@ import pytest
 
 from te_series import check as check_mod
 from te_series import port as port_mod
-from te_series.core import SeriesError, blob_id, make_tree, read_patch, read_state
+from te_series.check import lint
+from te_series.git import blob_id
+from te_series.series import read_patch
+from te_series.util import SeriesError
+from te_series.worktree import make_tree, read_state
 from series_helpers import (
+    commit,
     CONFLICTING,
     FUSER,
     GOOD_CHANGE,
     GOOD_MSG,
-    PLACEHOLDER,
-    commit,
     make_series,
     make_wheel,
     move_upstream,
     msg,
+    PLACEHOLDER,
     python_without_packages,
     save,
     sh,
@@ -65,7 +69,7 @@ def test_lint_reports_each_problem(project, upstream):
 
 def test_check_green_on_empty_series(project, upstream):
     series = project / "patches"
-    from te_series.core import Series
+    from te_series.series import Series
 
     assert check_mod.check(Series(series, project), te_src=upstream, wheel=None) == []
 
@@ -154,14 +158,6 @@ def test_pypi_base_applies_package_hunks_and_reports_absent(project, upstream, t
     assert absent == {"tests/test_fuser.py": series.names()}
     base = read_state(dest).base
     assert sh("git", "rev-list", "--count", f"{base}..HEAD", cwd=dest).strip() == "2"
-
-
-def test_export_refuses_pypi_fork(project, upstream, tmp_path, capsys):
-    make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
-    wheel = make_wheel(upstream, tmp_path / "w")
-    assert te("apply", "--force", "--wheel", str(wheel))[0] == 0
-    rc, out = te("export", capsys=capsys)
-    assert rc == 2 and "PyPI base" in out
 
 
 def test_pypi_blob_mismatch_names_file_and_ids(project, upstream, tmp_path):
@@ -374,4 +370,32 @@ def test_check_reports_a_patch_that_makes_no_commit(three, project, upstream):
     copy.write_bytes(last.read_bytes().replace(b"Test more", b"Test more again"))
     three.series_file.write_text(three.series_file.read_text() + copy.name + "\n")
     problems = check_mod.check(three, te_src=upstream, wheel=None)
-    assert any(f"patch {copy.name} makes no commit" in p for p in problems), problems
+    assert any(f"patch {copy.name} made no commit" in p for p in problems), problems
+
+
+def test_port_out_is_checked_before_any_work(three, project, tmp_path, capsys):
+    rc, text = te("port", "--out", str(project / "patches" / "port"), capsys=capsys)
+    assert rc == 2 and "inside patches/" in text
+    assert not (project / "patches" / "port").exists()
+    old = tmp_path / "out" / "10.0.0"
+    old.mkdir(parents=True)
+    (old / "0001-x.patch").write_text("old\n")
+    rc, text = te("port", "--out", str(tmp_path / "out"), capsys=capsys)
+    assert rc == 2 and "out/10.0.0/ holds files already" in text and "downloading" not in text
+    assert (old / "0001-x.patch").read_text() == "old\n"
+
+
+def test_check_reports_a_binary_patch(three, project, tmp_path):
+    """A patch written as binary (git attributes at export time) is named by check."""
+    fork = project / "fork"
+    attrs = tmp_path / "attrs"
+    attrs.write_text("*.py -diff\n")
+    name = three.names()[0]
+    data = sh(
+        "git", "-c", f"core.attributesFile={attrs}", "format-patch", "-1", "--binary",
+        "--stdout", "HEAD~2", cwd=fork,
+    )  # fmt: skip
+    assert "GIT binary patch" in data
+    (three.dir / name).write_text(data)
+    problems = lint(three)
+    assert any(p.startswith(f"{name}: a binary diff") for p in problems), problems

@@ -1,4 +1,4 @@
-"""One git door (core.git_run): nothing in the user's git config or environment changes what
+"""One git door (git.git_run): nothing in the user's git config or environment changes what
 apply and export make. For each hostile setting or variable, a rebuild and an export are
 byte-identical to a clean run: the same commits' trees in fork/, the same patch files."""
 
@@ -9,7 +9,26 @@ import subprocess
 
 import pytest
 
-from series_helpers import ROOT_DIR, commit, msg, patch_bytes, save, sh, te
+from te_series import export as export_mod
+from te_series.worktree import read_state
+from series_helpers import (
+    commit,
+    CRLF,
+    FORK_CONFIG,
+    fork_log,
+    GOOD_CHANGE,
+    GOOD_MSG,
+    HOOK,
+    make_series,
+    move_upstream,
+    msg,
+    patch_bytes,
+    ROOT_DIR,
+    save,
+    sh,
+    te,
+)
+
 
 # Content that whitespace fixing, line-ending conversion and `git mailsplit` would change.
 TRICKY = {
@@ -152,3 +171,154 @@ def test_apply_says_a_patch_file_has_crlf_line_ends_and_how_to_restore_it(
     subprocess.run(advice, shell=True, cwd=project, check=True)
     assert patch_bytes(three) == before
     assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+
+
+def test_user_format_config_does_not_change_export(project, upstream, isolated):
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    before = patch_bytes(series)
+    isolated.write_text(
+        "[diff]\n\tnoprefix = true\n\tsuppressBlankEmpty = true\n[format]\n\tsignature = me\n"
+        "\tnumbered = true\n\tto = someone@example.com\n\theaders = X-Extra: 1\n"
+    )
+    export_mod.export(project / "fork", series)
+    assert patch_bytes(series) == before
+
+
+def test_gpgsign_user_config_does_not_break_apply(three, project, upstream, isolated):
+    isolated.write_text("[commit]\n\tgpgsign = true\n[gpg]\n\tprogram = false\n")
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 0
+    assert read_state(project / "fork").complete
+
+
+def test_scissors_config_does_not_cut_messages(three, project, upstream, isolated, capsys):
+    isolated.write_text("[mailinfo]\n\tscissors = true\n")
+    fork = project / "fork"
+    message = "[PyTorch] Add e\n\nAbove.\n-- >8 --\nBelow.\n\nSigned-off-by: D <d@x.org>"
+    commit(fork, {"tests/e.py": "E = 1\n"}, message)
+    assert te("export")[0] == 0
+    save(project, "e")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    assert "Above." in sh("git", "log", "-1", "--format=%B", cwd=fork)
+    capsys.readouterr()
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and "would" not in out and out.count("unchanged") == 4
+
+
+def test_forks_own_git_config_does_not_change_export(three, project, capsys, monkeypatch):
+    fork = project / "fork"
+    (project / "order.txt").write_text("transformer_engine/*\n")
+    before = {p.name: p.read_bytes() for p in three.dir.iterdir() if p.is_file()}
+    for key, value in FORK_CONFIG.items():
+        sh("git", "config", key, value, cwd=fork)
+    sh("git", "config", "diff.orderFile", str(project / "order.txt"), cwd=fork)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "diff.context")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "7")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert {p.name: p.read_bytes() for p in three.dir.iterdir() if p.is_file()} == before
+    assert "unchanged" in out and "change " not in out and "rename" not in out
+
+
+@pytest.mark.parametrize("where", ["xdg", "home", "fork-config"])
+def test_export_ignores_the_users_git_attributes(three, project, tmp_path, monkeypatch, where):
+    attrs = tmp_path / "attrs"
+    attrs.write_text("*.py -diff\n")
+    if where == "xdg":
+        (tmp_path / "xdg" / "git").mkdir(parents=True)
+        (tmp_path / "xdg" / "git" / "attributes").write_text("*.py diff=foo\n*.py -diff\n")
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    elif where == "home":
+        (tmp_path / "home" / ".config" / "git").mkdir(parents=True)
+        (tmp_path / "home" / ".config" / "git" / "attributes").write_text("*.py -diff\n")
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    else:
+        sh("git", "config", "core.attributesFile", str(attrs), cwd=project / "fork")
+    before = patch_bytes(three)
+    rc, _ = te("export")
+    assert rc == 0
+    assert patch_bytes(three) == before
+    assert not any(b"GIT binary patch" in data for data in before.values())
+
+
+@pytest.mark.parametrize("line", ["*.py -diff", "*.py binary", "*.py diff=foo"])
+def test_export_refuses_info_attributes_that_change_the_diff(three, project, capsys, line):
+    fork = project / "fork"
+    sh("git", "config", "diff.foo.xfuncname", "^(zzz)$", cwd=fork)
+    (fork / ".git" / "info" / "attributes").write_text(f"# mine\n{line}\n")
+    before = patch_bytes(three)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "fork/.git/info/attributes sets the diff attribute" in out
+    assert "transformer_engine/pytorch/other.py: diff" in out
+    assert patch_bytes(three) == before
+
+
+def test_info_attributes_for_other_files_are_fine(three, project, capsys):
+    fork = project / "fork"
+    (fork / ".git" / "info" / "attributes").write_text("*.png binary\n*.py text eol=lf\n")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize("how", ["hooksPath", "templateDir"])
+def test_apply_runs_none_of_the_users_hooks(three, project, upstream, isolated, tmp_path, how):
+    hooks = tmp_path / "tpl" / "hooks"
+    hooks.mkdir(parents=True)
+    for hook, body in (("applypatch-msg", HOOK), ("pre-applypatch", "#!/bin/sh\nexit 1\n")):
+        (hooks / hook).write_text(body)
+        (hooks / hook).chmod(0o755)
+    key = (
+        ("core.hooksPath", str(hooks))
+        if how == "hooksPath"
+        else ("init.templateDir", str(hooks.parent))
+    )
+    sh("git", "config", "-f", str(isolated), *key, cwd=tmp_path)
+    before = patch_bytes(three)
+    rc, _ = te("apply", "--force", "--te-src", str(upstream))
+    assert rc == 0
+    assert "Change-Id" not in fork_log(project / "fork")
+    rc, _ = te("export")
+    assert rc == 0 and patch_bytes(three) == before
+
+
+@pytest.mark.parametrize("key", ["i18n.logOutputEncoding", "i18n.commitEncoding"])
+def test_non_ascii_authors_survive_an_encoding_setting(three, project, upstream, isolated, key):
+    fork = project / "fork"
+    author = {"GIT_AUTHOR_NAME": "Jöhn Dœ", "GIT_AUTHOR_EMAIL": "j@corp.com"}
+    (fork / "docs").mkdir()
+    (fork / "docs" / "naïve é.md").write_text("hi\n")
+    sh("git", "add", "docs", cwd=fork)
+    sh("git", "commit", "-q", "-m", msg("Naïve fix — ünïcode"), cwd=fork, env=author)
+    assert te("export")[0] == 0
+    save(project, "unicode")
+    before = patch_bytes(three)
+    # In fork/'s config (export) and in the user's global config (apply's git am).
+    sh("git", "config", key, "ISO-8859-1", cwd=fork)
+    assert te("export")[0] == 0
+    assert patch_bytes(three) == before
+    sh("git", "config", "-f", str(isolated), key, "ISO-8859-1", cwd=project)
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    got = sh("git", "-c", f"{key}=UTF-8", "log", "-1", "--format=%an | %s", cwd=fork)
+    assert got.strip() == "Jöhn Dœ | [PyTorch] Naïve fix — ünïcode"
+    assert te("export")[0] == 0
+    assert patch_bytes(three) == before
+
+
+def test_carriage_returns_survive_a_rebuild(three, project, upstream, capsys):
+    """git am strips CRs unless told to keep them; a rebuilt fork/ must hold what was exported."""
+    move_upstream(project, upstream, {"docs/win.txt": CRLF})
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    fork = project / "fork"
+    commit(fork, {"docs/win.txt": "a\r\nB\r\n", "docs/new.txt": CRLF}, msg("Edit CRLF files"))
+    assert te("export")[0] == 0
+    save(project, "export")
+    capsys.readouterr()
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    assert (fork / "docs" / "win.txt").read_bytes() == b"a\r\nB\r\n"
+    assert (fork / "docs" / "new.txt").read_bytes() == CRLF.encode()
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and "would change" not in out and "unchanged" in out, out

@@ -10,17 +10,40 @@ so they hold when the suite runs with SIGINT ignored (nohup, a background job).
 
 from __future__ import annotations
 
+from pathlib import Path
 import os
 import re
 import shutil
 import signal
 import subprocess
-from pathlib import Path
+import sys
+import time
 
 import pytest
 
-from te_series import core
-from series_helpers import THREE, commit, make_series, msg, patch_bytes, sh, te
+from te_series import cli
+from te_series import export as export_mod
+from te_series import git, util, worktree
+from te_series.util import no_interrupt
+from te_series.worktree import read_state
+import te_series
+from series_helpers import (
+    commit,
+    GOOD_CHANGE,
+    GOOD_MSG,
+    interrupt_nth,
+    interrupted_apply,
+    make_series,
+    msg,
+    patch_bytes,
+    reword_line,
+    save,
+    sh,
+    SLOW_NOTES,
+    te,
+    THREE,
+)
+
 
 WRAPPER = """#!/bin/sh
 n=$(( $(cat "{counter}" 2>/dev/null || echo 0) + 1 ))
@@ -42,7 +65,7 @@ def ctrl_c_at(tmp_path, monkeypatch):
     (shim / "git").write_text(WRAPPER.format(counter=counter, git=real))
     (shim / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
-    core._LOCAL_ENV[:] = []  # looked up again (through the wrapper: one more call)
+    git._LOCAL_ENV[:] = []  # looked up again (through the wrapper: one more call)
 
     def arm(n: int) -> None:
         counter.write_text("0")
@@ -58,9 +81,9 @@ def ctrl_c_at(tmp_path, monkeypatch):
 
 def noted(tree: Path) -> int:
     """How many patches of tree's record have a commit there that carries their name."""
-    state = core.read_state(tree)
-    revs = core.commits(tree, f"{state.base}..HEAD")
-    names = {n for r in revs for n in core.note_names(tree, r)}
+    state = worktree.read_state(tree)
+    revs = git.commits(tree, f"{state.base}..HEAD")
+    names = {n for r in revs for n in git.note_names(tree, r)}
     return sum(1 for n in state.patches if n in names)
 
 
@@ -129,7 +152,7 @@ def test_export_interrupted_after_any_git_call(three, project, capsys, ctrl_c_at
     fork = project / "fork"
     old = patch_bytes(three)
     commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))
-    state = core.state_file(fork).read_bytes()
+    state = worktree.state_file(fork).read_bytes()
     assert te("export")[0] == 0
     want = patch_bytes(three)
     want_series = three.series_file.read_bytes()
@@ -137,7 +160,7 @@ def test_export_interrupted_after_any_git_call(three, project, capsys, ctrl_c_at
     def start():
         sh("git", "checkout", "-q", "--", "patches", cwd=project)
         sh("git", "clean", "-qfd", "patches", cwd=project)
-        core.state_file(fork).write_bytes(state)
+        worktree.state_file(fork).write_bytes(state)
         return ["export"]
 
     def resume(rc, out, capsys):
@@ -161,22 +184,22 @@ def test_rebase_interrupted_after_any_git_call(project, upstream, capsys, ctrl_c
     old_toml = toml.read_text()
     new_toml = old_toml.replace(three.base_commit, new)
     sh("git", "branch", "-f", "start", "HEAD", cwd=fork)
-    state = core.state_file(fork).read_bytes()
+    state = worktree.state_file(fork).read_bytes()
 
     def start():
         sh("git", "checkout", "-q", "--", "patches", cwd=project)
-        if core.in_progress(fork):
+        if git.in_progress(fork):
             sh("git", "rebase", "--abort", cwd=fork)
         sh("git", "checkout", "-q", "-f", "series", cwd=fork)
         sh("git", "reset", "-q", "--hard", "start", cwd=fork)
-        core.state_file(fork).write_bytes(state)
+        worktree.state_file(fork).write_bytes(state)
         return ["rebase", "--onto", "main", "--te-src", str(upstream)]
 
     def resume(rc, out, capsys):
         if rc == 0:
             return 0
         assert toml.read_text() in (old_toml, new_toml), out
-        st = core.read_state(fork)
+        st = worktree.read_state(fork)
         if st.rebase_onto:
             return te("rebase", "--continue")[0]
         return te("rebase", "--onto", "main", "--te-src", str(upstream))[0]
@@ -184,7 +207,60 @@ def test_rebase_interrupted_after_any_git_call(project, upstream, capsys, ctrl_c
     def check(n):
         assert toml.read_text() == new_toml, n
         assert patch_bytes(three) == before, n
-        assert core.read_state(fork).base == new and noted(fork) == 1, n
+        assert worktree.read_state(fork).base == new and noted(fork) == 1, n
+
+    run_until_done(ctrl_c_at, capsys, project, start, resume, check)
+
+
+def test_port_edit_interrupted_after_any_git_call(project, upstream, tmp_path, capsys, ctrl_c_at):
+    """`port --edit --force` over a port tree with an unexported commit; the advice status
+    gives (tool-review-v7 #2: `apply --continue --port R` swapped in a tree that stopped
+    before the port, as complete) finishes the port, and the old tree is in a backup."""
+    from test_check_port import NEWER, wheels
+
+    make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    wheels(project, upstream, tmp_path, NEWER)
+    assert te("port", "--release", "10.0.0", "--edit")[0] == 0
+    tree = project / "fork-port" / "10.0.0"
+    ported = (tree / "transformer_engine/pytorch/fuser.py").read_text()
+    commit(tree, {"transformer_engine/pytorch/fuser.py": ported.replace("NEW = 1", "NEW = 2")},
+           msg("Keep NEW in step"))  # fmt: skip
+    assert te("export", "--port", "10.0.0")[0] == 0
+    save(project)
+    want = sh("git", "rev-parse", "HEAD^{tree}", cwd=tree).strip()
+    commit(tree, {"tests/mine.py": "MINE = 1\n"}, msg("Unexported"))
+    kept = tmp_path / "kept-port"
+    shutil.copytree(tree, kept, symlinks=True)
+    backups = project / ".te-series-backup"
+
+    def start():
+        for t in (tree, tree.with_name("10.0.0.new")):
+            shutil.rmtree(t, ignore_errors=True)
+        shutil.copytree(kept, tree, symlinks=True)
+        return ["port", "--release", "10.0.0", "--edit", "--force"]
+
+    def resume(rc, out, capsys):
+        if rc == 0:
+            return 0
+        said = te("status", capsys=capsys)[1]
+        if "te-series apply --continue --port 10.0.0" in said:
+            rc, out = te("apply", "--continue", "--port", "10.0.0", capsys=capsys)
+            return 0 if rc == 0 or "already holds the whole series" in out else rc
+        # an unfinished port says to make it again; or nothing was left of the new one
+        assert "interrupted while porting" in said or "10.0.0.new" not in said, said
+        return te("port", "--release", "10.0.0", "--edit", "--force")[0]
+
+    def check(n):
+        assert not tree.with_name("10.0.0.new").exists(), n
+        state = worktree.read_state(tree)
+        assert state.kind == "port" and state.complete and state.release == "10.0.0", n
+        assert sh("git", "rev-parse", "HEAD^{tree}", cwd=tree).strip() == want, n
+        holding = [
+            g.parent
+            for g in backups.glob("*/10.0.0*/.git")
+            if "Unexported" in sh("git", "log", "--format=%s", "series", cwd=g.parent)
+        ]
+        assert len(holding) == n, n  # each run kept the old tree whole
 
     run_until_done(ctrl_c_at, capsys, project, start, resume, check)
 
@@ -201,22 +277,214 @@ def test_a_git_killed_by_sigint_is_an_interruption(tmp_path, monkeypatch):
     (shim / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
     with pytest.raises(KeyboardInterrupt):
-        core.git("status", cwd=tmp_path)
+        git.git("status", cwd=tmp_path)
 
 
 def test_an_ignored_sigint_stays_ignored_while_git_runs(tmp_path):
     """Run with SIGINT ignored (nohup), a SIGINT during a git step does not stop the tool."""
     code = (
         "import os, signal, sys\n"
-        "from te_series import core\n"
+        "from te_series import util\n"
         "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-        "with core.no_interrupt():\n"
+        "with util.no_interrupt():\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
         "print('went on')\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(core.__file__).parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(util.__file__).parents[1])}
     proc = subprocess.run(
         [os.sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
     )
     assert proc.returncode == 0 and "went on" in proc.stdout, proc.stderr
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_interrupted_apply_says_where_and_export_refuses(
+    three, project, upstream, capsys, monkeypatch
+):
+    before = patch_bytes(three)
+    shutil.rmtree(project / "fork")
+    real_am, calls = worktree.am, []
+
+    def am(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_am(*a, **k)
+
+    monkeypatch.setattr(worktree, "am", am)
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 130
+    assert "interrupted" in out and "fork/: 1 of 3 patch(es)" in out
+    assert "te-series apply --continue" in out
+    assert "patches/ was not written" in out and "all at once" not in out  # m3
+    monkeypatch.setattr(worktree, "am", real_am)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "holds only 1 of the 3 patches" in out
+    assert "Apply the rest first: te-series apply --continue." in out and "fix" not in out
+    assert patch_bytes(three) == before
+    assert te("apply", "--continue")[0] == 0
+    assert te("export")[0] == 0
+    assert patch_bytes(three) == before
+
+
+def test_ctrl_c_during_export_writes_waits_for_the_writes(three, project, monkeypatch):
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=fork)
+    real = export_mod.write_all
+
+    def write_then_interrupt(root, files):  # Ctrl-C while the patch files are written
+        real(root, files)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(export_mod, "write_all", write_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        export_mod.export(fork, three)
+    names = three.names()
+    assert names[-1] == "0003-PyTorch-Test-more-things.patch"
+    assert sorted(p.name for p in three.dir.glob("*.patch")) == sorted(names)
+    assert read_state(fork).patches == names
+
+
+def test_continue_after_interrupt_keeps_own_commit_and_applies_the_patch(
+    three, project, upstream, capsys, monkeypatch
+):
+    names = three.names()
+    fork = interrupted_apply(project, upstream, monkeypatch)
+    own = commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 0, out
+    assert "kept 1 commit(s) of yours" in out
+    assert "list(values)" in (fork / "transformer_engine/pytorch/fuser.py").read_text()
+    assert git.note_names(fork, own) == []
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0, out
+    assert "add 0002-PyTorch-Add-d.patch (a new commit)" in out
+    assert f"rename {names[1]} -> 0003-" in out and "remove" not in out
+
+
+def test_continue_after_interrupt_before_the_note_takes_am_commit(
+    three, project, upstream, capsys, monkeypatch
+):
+    before = patch_bytes(three)
+    shutil.rmtree(project / "fork")
+    restore = interrupt_nth(monkeypatch, "set_note", 2)  # am made commit 2, no note yet
+    assert te("apply", "--te-src", str(upstream))[0] == 130
+    restore()
+    fork = project / "fork"
+    own = commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))  # after the am commit
+    assert te("apply", "--continue")[0] == 0
+    assert sh("git", "rev-list", "--count", "HEAD", cwd=fork).strip() == "5"
+    assert git.note_names(fork, own) == []
+    assert git.note_names(fork, "HEAD~2") == [three.names()[1]]
+    capsys.readouterr()
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and out.count("unchanged") == 2 and "add 0003-PyTorch-Add-d.patch" in out
+    assert patch_bytes(three) == before
+
+
+def test_terminal_ctrl_c_during_export_leaves_patches_whole(three, project, tmp_path):
+    """SIGINT to the whole process group (a terminal's Ctrl-C) while git notes runs."""
+    fork = project / "fork"
+    reword_line(fork, "HEAD~3", 1, "s/Raise.VALUE/Raise VALUE higher/")
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    marker = tmp_path / "marker"
+    (shim / "git").write_text(SLOW_NOTES.format(marker=marker, git=shutil.which("git")))
+    (shim / "git").chmod(0o755)
+    env = {**os.environ, "PATH": f"{shim}:{os.environ['PATH']}", "TE_SERIES_ROOT": str(project)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "te_series", "export"],
+        env=env,
+        cwd=project,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.time() + 30
+    while not marker.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGINT)
+    out = proc.communicate(timeout=60)[0].decode()
+    assert proc.returncode == 130, out
+    rc, out = te("export", "--dry-run")
+    assert rc == 0
+    names = three.names()
+    assert names[0] == "0001-PyTorch-Raise-VALUE-higher.patch"
+    assert sorted(p.name for p in three.dir.glob("*.patch")) == sorted(names)
+    assert [n for r in git.commits(fork, "HEAD~3..HEAD") for n in git.note_names(fork, r)] == (
+        names
+    )
+
+
+def test_nested_no_interrupt_holds_ctrl_c_to_the_outer_end():
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with no_interrupt():
+            with no_interrupt():
+                os.kill(os.getpid(), signal.SIGINT)
+            done.append("after inner")
+    assert done == ["after inner"]
+
+
+def test_export_that_dies_halfway_still_finds_every_commit(three, project, capsys, monkeypatch):
+    """M1: notes get the new names before the files change, so a crash between cannot make
+    the next export think patches are gone."""
+    fork = project / "fork"
+    reword_line(fork, "HEAD~3", 1, "s/Raise.VALUE/Raise VALUE higher/")
+    real = export_mod.set_note
+
+    def dies_at_final_notes(repo, rev, names):
+        if "\n" not in names:  # the files are written; the notes settle on the new names
+            raise OSError("No space left on device")
+        real(repo, rev, names)
+
+    monkeypatch.setattr(export_mod, "set_note", dies_at_final_notes)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "No space left" in out
+    assert three.names()[0] == "0001-PyTorch-Raise-VALUE-higher.patch"  # files were written
+    monkeypatch.setattr(export_mod, "set_note", real)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and "drop" not in out, out
+    assert te("export")[0] == 0
+    assert three.names()[0] == "0001-PyTorch-Raise-VALUE-higher.patch"
+    assert sorted(p.name for p in three.dir.glob("*.patch")) == sorted(three.names())
+
+
+def test_ctrl_c_during_export_says_patches_are_written_whole(three, project, capsys, monkeypatch):
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=project / "fork")
+    real = export_mod.write_all
+
+    def write_then_interrupt(root, files):  # Ctrl-C while the patch files are written
+        real(root, files)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(export_mod, "write_all", write_then_interrupt)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 130 and "interrupted (Ctrl-C)" in out
+    assert "patches/ is written all at once or not at all." in out
+    assert "patches/ was not written" not in out
+
+
+def test_ctrl_c_while_importing_is_one_line(project, tmp_path):
+    """A KeyboardInterrupt raised by an import of the tool (here: tomllib, which only
+    te_series.util imports) ends with one line and 130, no traceback."""
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "tomllib.py").write_text("raise KeyboardInterrupt\n")
+    src = Path(te_series.__file__).parents[1]
+    env = {**os.environ, "PYTHONPATH": f"{fake}{os.pathsep}{src}"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "te_series", "status"], env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr and "interrupted (Ctrl-C)" in proc.stderr
+
+
+def test_ctrl_c_while_parsing_arguments_is_one_line(project, monkeypatch, capsys):
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "parser", interrupted)
+    rc, out = te("status", capsys=capsys)
+    assert rc == 130 and "interrupted (Ctrl-C)" in out

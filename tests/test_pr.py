@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from series_helpers import (
-    PLACEHOLDER,
-    fetch_pr_branches,
-    save,
-    sh,
-    te,
-)
+from series_helpers import fetch_pr_branches, group_all, PLACEHOLDER, save, sh, te, WHO
+
 
 TEMPLATE = """# Description
 
@@ -214,7 +209,6 @@ def test_pr_summary_quotes_paths_and_messages_end_cleanly(three, project, upstre
 def test_pr_refuses_to_overwrite_an_output_file_edited_since(three, project, upstream, capsys,
                                                              tmp_path):  # fmt: skip
     """tool-review-v6 #4: pr-out/ is git-ignored, so an overwritten edit is gone for good."""
-    from test_review_v4 import WHO, group_all
 
     group_all(three, project)
     out = tmp_path / "po"
@@ -227,3 +221,65 @@ def test_pr_refuses_to_overwrite_an_output_file_edited_since(three, project, ups
     md.unlink()  # the advice: keep the edit elsewhere, delete the file
     assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
     assert md.is_file() and "EDITED" not in md.read_text()
+
+
+@pytest.mark.parametrize("edit", ["patch", "untracked"])
+def test_pr_refuses_a_symlinked_folder_in_its_output(three, project, upstream, capsys, tmp_path,
+                                                     edit):  # fmt: skip
+    """tool-review-v7 #1: a sub-folder of pr-out/ that is a link to another folder was not
+    walked, so an edited patch in it was overwritten and a file of yours went unseen."""
+
+    group_all(three, project)
+    out = tmp_path / "po"
+    assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
+    elsewhere = tmp_path / "elsewhere"
+    (out / "all").rename(elsewhere)
+    (out / "all").symlink_to(elsewhere)
+    mine = next(elsewhere.glob("*.patch")) if edit == "patch" else elsewhere / "notes.txt"
+    mine.write_text("hand-edited before sending\n")
+    rc, said = te("pr", "--te-src", str(upstream), "--out", str(out), *WHO, capsys=capsys)
+    assert rc == 2 and "all is a symbolic link" in said and "Remove the link" in said, said
+    assert mine.read_text() == "hand-edited before sending\n"
+    (out / "all").unlink()  # the advice: remove the link
+    assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
+    assert mine.read_text() == "hand-edited before sending\n"
+    assert (out / "all").is_dir() and not (out / "all").is_symlink()
+
+
+@pytest.mark.parametrize("where", ["patches/x", "fork/sub", "link/sub"])
+def test_pr_out_is_never_inside_the_series_or_a_work_tree(three, project, upstream, capsys, where):
+    group_all(three, project)
+    (project / "link").symlink_to(project / "fork")
+    out = project / where
+    rc, said = te("pr", "--te-src", str(upstream), "--out", str(out), *WHO, capsys=capsys)
+    assert rc == 2 and "which te-series keeps" in said
+    assert not out.exists()
+
+
+def test_pr_removes_only_files_it_wrote(three, project, upstream, tmp_path, capsys):
+    group_all(three, project)
+    out = tmp_path / "pr-out"
+    assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
+    wrote = sorted(p.relative_to(out) for p in out.rglob("*"))
+    (out / "all" / "notes.txt").write_text("mine\n")
+    rc, said = te("pr", "--te-src", str(upstream), "--out", str(out), *WHO, capsys=capsys)
+    assert rc == 2 and "te-series pr did not write: all/notes.txt" in said
+    assert (out / "all" / "notes.txt").read_text() == "mine\n"
+    (out / "all" / "notes.txt").unlink()
+    assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == wrote
+
+
+def test_pr_marker_cannot_remove_files_outside_out(three, project, upstream, tmp_path):
+    group_all(three, project)
+    out = tmp_path / "po"
+    out.mkdir()
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep\n")
+    series = three.series_file
+    (out / ".te-series-pr").write_text(
+        "written by te-series pr; the next run replaces these files:\n"
+        f"../precious.txt\n{series}\n"
+    )
+    assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
+    assert precious.read_text() == "keep\n" and series.is_file()

@@ -3,29 +3,31 @@ release that has it, committed below the series, never exported or pushed as our
 
 from __future__ import annotations
 
+from pathlib import Path
 import os
 import re
-import tomllib
-from pathlib import Path
 
 import pytest
 
 from te_series import check as check_mod
-from te_series import core
 from te_series import port as port_mod
-from te_series.core import UPSTREAM, Series, blob_id, make_tree, read_state
+from te_series.base import UPSTREAM, apply_prerequisites, init_pypi_base
+from te_series.git import blob_id
+from te_series.series import Series
+from te_series.worktree import make_tree, read_state
 from series_helpers import (
+    commit,
     FUSER,
     GOOD_MSG,
-    THREE,
-    commit,
     make_series,
     make_wheel,
     move_upstream,
     save,
     sh,
     te,
+    THREE,
 )
+
 
 FUSER_PATH = "transformer_engine/pytorch/fuser.py"
 # The release's fuser.py: the base's plus upstream's change #42 (a cache at the end).
@@ -277,8 +279,8 @@ def test_rebase_onto_a_commit_that_contains_it_keeps_its_table_for_the_ports(
     sh("git", "checkout", "-q", old, cwd=base)
     wheel = make_wheel(base, tmp_path / "w", version="10.0.0")
     dest = tmp_path / "pypi"
-    core.init_pypi_base(dest, wheel, "10.0.0")
-    assert core.apply_prerequisites(dest, Series(project / "patches", project))["42"]
+    init_pypi_base(dest, wheel, "10.0.0")
+    assert apply_prerequisites(dest, Series(project / "patches", project))["42"]
     assert (dest / FUSER_PATH).read_text() == POST
 
 

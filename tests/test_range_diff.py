@@ -3,12 +3,7 @@
 from __future__ import annotations
 
 
-from series_helpers import (
-    make_wheel,
-    save,
-    sh,
-    te,
-)
+from series_helpers import make_wheel, save, sh, te
 
 
 def reword_last_and_save(project) -> None:
@@ -62,3 +57,26 @@ def test_range_diff_names_an_absolute_link_in_patches(three, project, upstream, 
     rc, out = te("range-diff", "HEAD", "--te-src", str(upstream), capsys=capsys)
     assert rc == 2 and "at HEAD:" in out and "notes.md" in out, out
     assert "internal error" not in out and "Traceback" not in out
+
+
+def test_range_diff_out_never_overwrites_work_or_any_file(three, project, upstream, capsys):
+    fork = project / "fork"
+    work = fork / "transformer_engine/pytorch/fuser.py"
+    work.write_text(work.read_text() + "# my work\n")
+    (project / ".te-series-backup" / "x" / "fork").mkdir(parents=True)
+    mine = project / "mine.txt"
+    mine.write_text("mine\n")
+    cases = [
+        (work, "inside fork/"),
+        (fork / "new.txt", "inside fork/"),
+        (project / "fork.new", "inside fork.new/"),
+        (project / ".te-series-backup" / "x" / "fork" / "f", "inside .te-series-backup/"),
+        (mine, "exists; range-diff never overwrites a file"),
+    ]
+    for out, says in cases:
+        rc, text = te(
+            "range-diff", "HEAD", "--te-src", str(upstream), "--out", str(out), capsys=capsys
+        )
+        assert rc == 2 and says in text and "cloning" not in text, (out, text)
+    assert work.read_text().endswith("# my work\n") and mine.read_text() == "mine\n"
+    assert not (fork / "new.txt").exists()

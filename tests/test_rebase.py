@@ -5,17 +5,8 @@ from __future__ import annotations
 
 import os
 
-from te_series.core import read_state, write_state
-from series_helpers import (
-    FUSER,
-    commit,
-    move_upstream,
-    msg,
-    patch_bytes,
-    save,
-    sh,
-    te,
-)
+from te_series.worktree import read_state, write_state
+from series_helpers import commit, CONFLICTING, FUSER, move_upstream, msg, patch_bytes, save, sh, te
 
 
 def test_rebase_onto_newer_upstream(three, project, upstream, capsys):
@@ -234,3 +225,36 @@ def test_a_rebase_that_stops_without_a_conflict_says_so(three, project, upstream
     (fork / ".git" / "index.lock").unlink()
     assert te("rebase", "--continue")[0] == 0
     assert three.names() == names
+
+
+def test_rebase_abort_keeps_commits_made_after_the_rebase(three, project, upstream, capsys):
+    fork = project / "fork"
+    head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    # Upstream has patch 1's change: the rebase finishes, its export step refuses.
+    commit(upstream, {"transformer_engine/pytorch/other.py": '"""Other."""\n\nVALUE = 2\n'}, "up")
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    mine = commit(fork, {"tests/mine.py": "MINE = 1\n"}, msg("Work of mine"))
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 0, out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
+    branch = f"te-series/aborted-rebase-{mine[:12]}"
+    assert f"kept on branch {branch}" in out
+    assert sh("git", "rev-parse", branch, cwd=fork).strip() == mine
+
+
+def test_rebase_tells_skipped_commits_from_merged_ones(three, project, upstream, capsys):
+    names = three.names()
+    fork = project / "fork"
+    commit(upstream, CONFLICTING, "upstream changes route")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "conflicts in transformer_engine/pytorch/fuser.py" in out
+    sh("git", "rebase", "--skip", cwd=fork)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 2
+    assert f"dropped the commit(s) of {names[1]}, and fork/ does not have their changes" in out
+    assert "became empty" not in out and "te-series rebase --abort" in out
+    rc, out = te("status", capsys=capsys)
+    assert (
+        f"fork/: 2 of 3 patch(es) of patches/ applied, 1 dropped by the rebase ({names[1]})" in out
+    )
+    assert "(complete" not in out

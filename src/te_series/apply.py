@@ -16,102 +16,35 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .core import (
+from .util import PatchFailed, rel, SERIES_BRANCH, SeriesError
+from .git import (
+    blob_id,
     BOT,
-    PYPI_PREFIX,
-    SERIES_BRANCH,
-    PatchFailed,
-    Series,
-    SeriesError,
-    abort_am,
-    apply_patches,
-    build_aside,
     commits,
-    count_patches,
-    describe_tree,
-    drop_args,
+    conflicted,
     git,
     git_run,
     in_progress,
-    load_series,
-    make_tree,
+    log1,
     note_names,
-    read_patch,
-    read_state,
-    rel,
-    report_absent,
     set_note,
+)
+from .series import load_series, read_patch, Series
+from .base import include_for
+from .worktree import (
+    abort_am,
+    apply_patches,
+    describe_tree,
+    drop_args,
+    make_tree,
+    read_state,
+    report_absent,
     settle,
-    swap_in,
-    tree_verbs,
+    stopped_message,
+    unfinished_port,
+    WorkTree,
     write_state,
 )
-
-
-def work_tree(root: Path, port: str | None) -> Path:
-    """fork/ or a port's edit tree; its unfinished rebuild (<tree>.new) when there is one."""
-    tree = root / "fork" if port is None else root / "fork-port" / port
-    new = tree.with_name(tree.name + ".new")
-    return new if new.exists() else tree
-
-
-def stopped_message(tree: Path, root: Path, err: PatchFailed, swapped_old: bool) -> str:
-    """The failure plus where the tree is and how to go on."""
-    state = read_state(tree)
-    name = rel(tree, root)
-    verbs = tree_verbs(tree, state)
-    kind = getattr(err, "kind", "conflict")
-    text = str(err)
-    text += f"{name}/ holds {count_patches(state.applied, len(state.patches))}" + (
-        f"; apply stopped at {state.failed}.\n"
-        if kind in ("already", "empty")
-        else f" and git am is stopped on {state.failed}.\n"
-    )
-    if swapped_old:
-        old = rel(tree.with_name(tree.name[: -len(".new")]), root)
-        text += f"Your old {old}/ is untouched; the new tree waits in {name}/.\n"
-    skip = (
-        f"`{verbs['continue']} --skip` (export then needs {drop_args([state.failed])}, "
-        "which removes the patch file)"
-    )
-    if kind == "empty":
-        text += (
-            f"A patch needs a diff. Take it out of the series: remove its line from "
-            f"{state.patches_dir}/series, commit that, and rebuild ({verbs['rebuild']}); or "
-            f"give the patch file its diff; or skip it: {skip}.\n"
-        )
-    elif kind == "already":
-        text += (
-            f"Its change is in {name}/ already (upstream, or an earlier patch has it), so it "
-            f"would be no commit of its own. Take it out of the series: remove its line from "
-            f"{state.patches_dir}/series, commit that, and rebuild ({verbs['rebuild']}); "
-            f"or skip it: {skip}.\n"
-        )
-    elif kind == "converted":
-        folder = state.patches_dir
-        text += (
-            f"{folder}/{state.failed} has CRLF line ends from its first line on: a checkout "
-            f"converted it (core.autocrlf=true?), and git am cannot apply it so. The patch "
-            f"files are bytes: {folder}/.gitattributes (* -text) keeps them as committed. "
-            f"Write them again as committed (this drops uncommitted edits in {folder}/: commit "
-            f"or stash those first): git rm -r -q --cached {folder} && git checkout HEAD -- "
-            f"{folder}; then rebuild ({verbs['rebuild']}).\n"
-        )
-    elif kind == "unapplied":
-        text += (
-            f"Nothing of {state.failed} was applied (no conflict markers: git found no base "
-            f"to merge it on). Go on: make the change by hand in {name}/ and commit it (git "
-            f"-C {name} commit), then `{verbs['continue']}`; or fix the patch file, commit "
-            f"it, and rebuild ({verbs['rebuild']}); or skip it: {skip}.\n"
-        )
-    else:
-        text += (
-            f"Go on: fix the conflicts in {name}/ and `git -C {name} add` them (or "
-            f"`git -C {name} am --abort` and commit a fixed version of the change yourself), "
-            f"then `{verbs['continue']}`.\n"
-            f"Or skip the patch: {skip}.\n"
-        )
-    return text + "Until the series is complete, `te-series export` refuses to write patches/."
 
 
 def resume(root: Path, tree: Path, *, skip: bool) -> None:
@@ -120,12 +53,15 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
     name_ = rel(tree, root)
     if state is None:
         raise SeriesError(f"{name_}/ was not made by te-series apply; nothing to continue")
+    why = unfinished_port(tree, root, state)
+    if why:
+        raise SeriesError(why)
     if settle(tree, state) != state:  # a Ctrl-C after a patch's note, before its record
         state = settle(tree, state)
         write_state(tree, state)
-    verbs = tree_verbs(tree, state)
+    verbs = WorkTree.at(tree).verbs(state)
     if state.complete:
-        if tree.name.endswith(".new"):
+        if tree == WorkTree.at(tree).new:
             return  # complete but not swapped in (Ctrl-C, a crash): the caller swaps it
         raise SeriesError(f"{name_}/ already holds the whole series; nothing to continue")
     series = Series(root / state.patches_dir, root, root / "patches" / "base.toml", optional=True)
@@ -141,10 +77,23 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
         )
     name = state.patches[state.applied]
     patch = series.dir / name
-    include = PYPI_PREFIX + "*" if state.kind == "pypi" else None
+    include = include_for(state.kind)
     busy = in_progress(tree)
     if busy and busy != "a git am":
         raise SeriesError(f"{busy} is in progress in {name_}/; finish or abort it first")
+    # The stopped patch's file changed since apply took it (tool-review-v7 #5b): git am's
+    # stop is of the old file. Once that am is aborted, the file as it is now is applied.
+    recorded = (state.recorded or {}).get(name)
+    refiled = state.failed == name and recorded is not None and patch.is_file()
+    refiled = refiled and blob_id(patch.read_bytes()) != recorded
+    if refiled and busy and not skip:
+        raise SeriesError(
+            f"{rel(patch, root)} changed since apply stopped on it: the git am stopped in "
+            f"{name_}/ is of the file as it was, so --continue would go on with the old "
+            f"version. To apply the file as it is now: git -C {name_} am --abort (this drops "
+            f"what that git am left in {name_}/), then {verbs['continue']}. Or rebuild "
+            f"({verbs['rebuild']})."
+        )
     if skip:
         if busy:
             abort_am(tree)
@@ -164,10 +113,16 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
         else:
             proc = git_run("am", "--continue", cwd=tree, env={"GIT_EDITOR": "true"})
             if proc.returncode != 0:
+                marked = conflicted(tree)
                 raise SeriesError(
                     f"git am --continue in {name_}/ failed:\n"
                     f"{(proc.stdout + proc.stderr).strip()}\n"
-                    f"Resolve the conflicts and `git -C {name_} add` the files, then run "
+                    + (
+                        f"Resolve the conflicts in {', '.join(marked)}"
+                        if marked
+                        else f"No file of {name_}/ has conflict markers: make the change by hand"
+                    )
+                    + f" and `git -C {name_} add` the files, then run "
                     f"{verbs['continue']} again (or `git -C {name_} am --abort`, commit a "
                     f"fixed version of the change yourself, and {verbs['continue']})."
                 )
@@ -176,7 +131,9 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
         if busy:  # interrupted inside git am: start that patch again
             abort_am(tree)
         fresh = _unnoted(tree, state)
-        if state.failed:
+        if state.failed and not fresh and refiled:
+            print(f"{name} changed since apply stopped on it: applying it as it is now")
+        elif state.failed:
             if not fresh:
                 raise SeriesError(
                     f"{name} is still not in {name_}/: resolve the stopped git am, or "
@@ -192,8 +149,7 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
             # the patch is applied after them.
             print(
                 f"kept {len(fresh)} commit(s) of yours as new commit(s) before {name}, "
-                "which git am applies now: "
-                + ", ".join(git("log", "-1", "--format=%h %s", r, cwd=tree).strip() for r in fresh)
+                "which git am applies now: " + ", ".join(log1(tree, "%h %s", r) for r in fresh)
             )
     apply_patches(tree, series, state, include)
 
@@ -214,13 +170,13 @@ def _made_by_am(tree: Path, rev: str, patch: Path) -> bool:
 
 def _take(tree: Path, state, name: str, fresh: list[str], patch: Path) -> None:
     """Record the first of the user's new commits as the stopped patch."""
-    subject = git("log", "-1", "--format=%h %s", fresh[0], cwd=tree).strip()
+    subject = log1(tree, "%h %s", fresh[0])
     want = read_patch(patch).subject
     if subject.split(" ", 1)[-1] != want:
         print(
             f"note: took commit {subject!r} as the fixed version of {name}, whose subject is "
             f"{want!r}; export writes it under that commit's subject. If it is not the fix, "
-            f"rebuild the tree instead ({tree_verbs(tree, state)['rebuild']})."
+            f"rebuild the tree instead ({WorkTree.at(tree).verbs(state)['rebuild']})."
         )
     set_note(tree, fresh[0], name)
     state.applied += 1
@@ -228,27 +184,20 @@ def _take(tree: Path, state, name: str, fresh: list[str], patch: Path) -> None:
     write_state(tree, state)
 
 
-def finish_swap(tree: Path, root: Path) -> list[str]:
-    """After --continue completed <tree>.new, swap it in (keeping the old tree whole)."""
-    if not tree.name.endswith(".new"):
-        return []
-    return swap_in(tree, tree.with_name(tree.name[: -len(".new")]), root)
-
-
 def run(args) -> int:
     root = args.root
     if args.continue_ or args.skip:
-        tree = work_tree(root, args.port)
+        wt = WorkTree(root, args.port)
+        tree = wt.current
         if not tree.exists():
             raise SeriesError(f"{rel(tree, root)}/ does not exist; nothing to continue")
         try:
             resume(root, tree, skip=args.skip)
         except PatchFailed as err:
-            raise SeriesError(stopped_message(tree, root, err, tree.name.endswith(".new")))
-        kept = finish_swap(tree, root)
-        for line in kept:
+            raise SeriesError(stopped_message(tree, root, err)) from None
+        for line in wt.finish(tree):
             print(f"kept: {line}")
-        print(describe_tree(work_tree(root, args.port), root))
+        print(describe_tree(wt.current, root))
         return 0
     if args.port:
         raise SeriesError(
@@ -256,19 +205,13 @@ def run(args) -> int:
         )
     series = load_series(root)
     series.names()  # refuse a broken listing before touching anything
-    fork = root / "fork"
+    fork = WorkTree(root).path
     absent = {}
 
     def build(dest: Path) -> None:
         absent.update(make_tree(series, dest, te_src=args.te_src, wheel=args.wheel))
 
-    try:
-        kept = build_aside(fork, root, build, force=args.force)
-    except PatchFailed as err:
-        new = fork.with_name("fork.new")
-        tree = new if new.exists() else fork
-        raise SeriesError(stopped_message(tree, root, err, tree == new)) from None
-    for line in kept:
+    for line in WorkTree(root).build(build, force=args.force):
         print(f"kept: {line}")
     report_absent(absent)
     kind = "git" if args.te_src else "pypi"

@@ -29,7 +29,8 @@ import tempfile
 from pathlib import Path
 
 from .build import baseline_venv
-from .core import SeriesError, load_series, progress
+from .util import progress, SeriesError
+from .series import load_series
 
 
 def _run(python: Path | str, pythonpath: str | None, root: Path, args) -> dict:

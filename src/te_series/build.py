@@ -28,21 +28,10 @@ import time
 import venv
 from pathlib import Path
 
-from .core import (
-    PatchFailed,
-    Series,
-    SeriesError,
-    build_aside,
-    cache_dir,
-    cached_wheel,
-    load_series,
-    make_tree,
-    progress,
-    read_state,
-    release_wheel,
-    report_absent,
-    te_import_error,
-)
+from .util import cache_dir, PatchFailed, progress, SeriesError, te_import_error
+from .series import load_series, Series
+from .base import cached_wheel, release_wheel
+from .worktree import make_tree, read_state, report_absent, WorkTree
 
 BUILD_DEPS = [
     "pydantic",
@@ -257,19 +246,12 @@ def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> 
 
 
 def build_git(root: Path, series: Series, te_src: Path, force: bool) -> None:
-    fork = root / "fork"
+    fork = WorkTree(root).path
     if force or not fork.exists():
-        try:
-            for line in build_aside(
-                fork, root, lambda d: make_tree(series, d, te_src=te_src), force=force
-            ):
-                print(f"kept: {line}")
-        except PatchFailed as err:
-            from .apply import stopped_message
-
-            new = fork.with_name("fork.new")
-            at = new if new.exists() else fork
-            raise SeriesError(stopped_message(at, root, err, at == new)) from None
+        for line in WorkTree(root).build(
+            lambda d: make_tree(series, d, te_src=te_src), force=force
+        ):
+            print(f"kept: {line}")
     state = read_state(fork)
     if state is None or not state.complete or state.kind != "git":
         raise SeriesError(

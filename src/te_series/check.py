@@ -27,30 +27,11 @@ import tempfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from .core import (
-    git,
-    IDENTITY_RE,
-    PYPI_PREFIX,
-    Series,
-    SeriesError,
-    abort_am,
-    am,
-    apply_prerequisites,
-    check_pypi_blobs,
-    failure_detail,
-    git_run,
-    init_git_base,
-    init_pypi_base,
-    load_series,
-    progress,
-    read_patch,
-    read_text,
-    rel,
-    release_wheel,
-    report_absent,
-    te_import_error,
-    trailers,
-)
+from .util import PatchFailed, progress, PYPI_PREFIX, read_text, rel, SeriesError, te_import_error
+from .git import trailers
+from .series import IDENTITY_RE, load_series, read_patch, Series, SIGNOFF_RE
+from .base import apply_prerequisites, Base, preimage_mismatches
+from .worktree import abort_am, apply_one, report_absent
 
 SUBJECT_RE = re.compile(r"^\[(PyTorch|JAX|Common|Core|Docs|QA|Build|CI)\]( \[[^\]]+\])* \S")
 BLACK_ARGS = ["--line-length=100", "--preview", "--enable-unstable-feature=string_processing"]
@@ -59,7 +40,6 @@ TOOLS = {"black": "24.4.2", "pylint": "3.3.1", "vermin": "1.8.0"}
 # TE's pre-commit runs its whitespace fixers on files matching this (re.search).
 WHITESPACE_FILES = re.compile(r".*.(c|cc|cxx|cpp|cu|cuh|h|hpp|py)$")
 CONFLICT_RE = re.compile(r"^(<<<<<<< |=======$|>>>>>>> )", re.M)
-SIGNOFF_LINE = re.compile(r"^\s*signed-off-by\s*:", re.I)
 PR_HEADINGS = ["# Description", "Fixes #", "## Type of change", "## Changes", "# Checklist"]
 
 
@@ -84,7 +64,7 @@ def lint(series: Series) -> list[str]:
             problems.append(
                 f"{name}: no 'Signed-off-by: Name <email>' trailer (DCO) at the end of the message"
             )
-        lines = [l for l in info.message.splitlines() if SIGNOFF_LINE.match(l)]
+        lines = [l for l in info.message.splitlines() if SIGNOFF_RE.match(l)]
         if len(lines) > len(signed):
             problems.append(
                 f"{name}: a 'Signed-off-by:' line stands in the body, not in the closing "
@@ -245,18 +225,12 @@ def try_each(
         progress(f"[{i}/{len(names)}] {name}")
         if preimages:
             problems += stale_preimages(tree, series.dir / name, preimages)
-        before = git("rev-parse", "HEAD", cwd=tree).strip()
-        proc = am(tree, series.dir / name, include)
-        if proc.returncode != 0:
-            problems.append(failure_detail(tree, series.dir / name, include, proc).rstrip())
+        try:
+            apply_one(tree, series.dir / name, include)
+        except PatchFailed as err:  # reported, and the next patch tried without it
+            if err.kind != "empty":  # lint names a patch without a diff
+                problems.append(str(err).rstrip())
             abort_am(tree)
-            continue
-        if git("rev-parse", "HEAD", cwd=tree).strip() == before:  # as apply_patches sees it
-            problems.append(
-                f"patch {name} makes no commit: its change is already in the tree (the base "
-                "or an earlier patch has it), so apply stops on it. Take it out of the series "
-                "or give it its own change."
-            )
             continue
         touched = [f.path for f in read_patch(series.dir / name).files if f.new_blob]
         if run_style:
@@ -271,17 +245,12 @@ def try_each(
 
 def stale_preimages(tree: Path, patch: Path, refresh: str) -> list[str]:
     """A patch's files whose pre-image blob is not the tree's (it is stale)."""
-    out = []
-    for f in read_patch(patch).files:
-        have = git_run("rev-parse", "-q", "--verify", f"HEAD:{f.path}", cwd=tree).stdout.strip()
-        if f.old_blob is None or (have and have.startswith(f.old_blob)):
-            continue
-        out.append(
-            f"{patch.name}: {f.path}: made against blob {f.old_blob}, but the tree it applies "
-            f"to has {have[:len(f.old_blob)] or 'no such file'}; it applies only by offset or "
-            f"3-way merge, and a re-export would change it. Refresh it: {refresh}"
-        )
-    return out
+    want = {f.path: f.old_blob for f in read_patch(patch).files if f.old_blob}
+    return [
+        f"{patch.name}: {m}; it applies only by offset or 3-way merge, and a re-export would "
+        f"change it. Refresh it: {refresh}"
+        for m in preimage_mismatches(tree, want)
+    ]
 
 
 def check(
@@ -297,20 +266,15 @@ def check(
         need_built_te()
     with tempfile.TemporaryDirectory(prefix="te-series-check-") as tmp:
         tree = Path(tmp) / "tree"
-        if te_src is not None:
-            init_git_base(tree, te_src, series.base_commit)
-            include = None
-        else:
-            init_pypi_base(tree, wheel or release_wheel(series.release, series), series.release)
-            include = PYPI_PREFIX + "*"
+        base = Base(series, te_src, wheel)
+        base.init(tree)
         apply_prerequisites(tree, series)  # the series starts above them
-        if te_src is None:
-            report_absent(check_pypi_blobs(tree, series))
+        report_absent(base.check(tree))
         rc = tree / "pylintrc"
         pylintrc = rc if rc.is_file() else None
         if pylintrc is None:
             print("pylint: skipped, this base has no pylintrc (use --te-src for a git base)")
-        problems += try_each(tree, series, include=include, pylintrc=pylintrc, tests=tests)
+        problems += try_each(tree, series, include=base.include, pylintrc=pylintrc, tests=tests)
     problems += check_ports(series)
     return problems
 

@@ -8,7 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from .core import SeriesError, describe_tree, project_root, work_trees
+from .util import project_root, SeriesError
+from .worktree import describe_tree, WorkTree
 
 
 def _path(s: str) -> Path:
@@ -155,7 +156,7 @@ def main(argv=None) -> int:
         print(f"\nte-series {args.verb}: interrupted (Ctrl-C).", file=sys.stderr)
         if root is not None:
             try:
-                states = [describe_tree(t, root) for t in work_trees(root)]
+                states = [describe_tree(t, root) for t in WorkTree.existing(root)]
             except (SeriesError, OSError, KeyboardInterrupt):
                 states = ["(could not read the work trees; run te-series status)"]
             print("\n".join(states or ["no fork/ exists."]), file=sys.stderr)

@@ -1,7 +1,7 @@
 """`te-series export`: write base..HEAD of fork/ back to patches/ and update series.
 
 Export is stable: zero commit hash, no signature, no numbering in subjects, full blob
-ids, every option a git config key could change given explicitly (core.FORMAT_PATCH_ARGS).
+ids, every option a git config key could change given explicitly (git.FORMAT_PATCH_ARGS).
 A re-export with no edits is byte-identical, and untouched patches stay byte-identical
 when others change.
 
@@ -26,38 +26,34 @@ import shlex
 import tempfile
 from pathlib import Path
 
-from .core import (
-    PR_RE,
-    SERIES_BRANCH,
-    UPSTREAM,
-    Series,
-    SeriesError,
-    State,
+from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError
+from .git import (
     blob_id,
     commits,
-    describe_tree,
-    drop_args,
     format_patch,
     git,
     git_path,
     git_run,
     in_progress,
     is_ancestor,
-    load_series,
-    SplitMail,
+    log1,
     mailinfo,
-    no_interrupt,
     note_names,
-    pending_rebuild,
-    prerequisite_top,
-    read_patch,
+    object_id,
+    set_note,
+    SplitMail,
+    untracked,
+)
+from .series import load_series, read_patch, Series
+from .base import prerequisite_top, UPSTREAM
+from .worktree import (
+    describe_tree,
+    drop_args,
     read_state,
     settle,
-    rel,
-    set_note,
-    tree_verbs,
-    untracked,
-    write_atomic,
+    State,
+    unfinished_port,
+    WorkTree,
     write_state,
 )
 
@@ -68,11 +64,11 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     `state` stands in for the recorded one (a rebase that is being finished).
     """
     name = rel(tree, root)
-    verbs = tree_verbs(tree, state)
+    verbs = WorkTree.at(tree).verbs(state)
     if not (tree / ".git").exists():
         raise SeriesError(f"{name}/ does not exist. Make it first: {verbs['make']}")
-    pending = pending_rebuild(tree)
-    if pending is not None:
+    pending = WorkTree.at(tree).new
+    if pending.exists():
         where = rel(pending, root)
         raise SeriesError(
             f"{where}/ holds a rebuild of {name}/ that is not swapped in yet:\n"
@@ -98,12 +94,11 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
             f"whole series. Rebuild it: {verbs['rebuild']} (the old tree is kept whole in a "
             "backup)."
         )
-    verbs = tree_verbs(tree, state)
+    verbs = WorkTree.at(tree).verbs(state)
     branch = git_run("symbolic-ref", "-q", "HEAD", cwd=tree).stdout.strip()
     branch = branch[len("refs/heads/") :] if branch.startswith("refs/heads/") else branch
     if branch != SERIES_BRANCH:
-        has = git_run("rev-parse", "-q", "--verify", f"refs/heads/{SERIES_BRANCH}", cwd=tree)
-        if has.returncode == 0:
+        if object_id(tree, f"refs/heads/{SERIES_BRANCH}"):
             how = f"check it out (git -C {name} checkout {SERIES_BRANCH})"
         else:
             how = f"put the branch back (git -C {name} checkout -b {SERIES_BRANCH})"
@@ -112,6 +107,9 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
             f"{name}/ is {where}, not on {SERIES_BRANCH!r}, the branch te-series exports: "
             f"{how}, then export again."
         )
+    why = unfinished_port(tree, root, state)
+    if why:
+        raise SeriesError(why)
     if state.kind == "pypi":
         raise SeriesError(
             f"{name}/ was built from a PyPI base, which lacks tests/ and docs/, so exporting it "
@@ -231,7 +229,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
     if upstream:
         said = []
         for r in upstream:
-            subject = git("log", "-1", "--format=%h %s", r, cwd=tree).strip()
+            subject = log1(tree, "%h %s", r)
             ref = git(
                 "for-each-ref", "--contains", r, "--count=1", "--format=%(refname:short)",
                 "refs/remotes/origin", "refs/tags", cwd=tree,
@@ -264,27 +262,26 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
     return revs, noted
 
 
-def stripspace(text: str) -> str:
-    """`git stripspace` without comment removal: what git am does to a message."""
-    out: list[str] = []
-    blank = False
-    for line in text.splitlines():
-        line = line.rstrip()
-        if not line:
-            blank = bool(out)
-            continue
-        if blank:
-            out.append("")
-            blank = False
-        out.append(line)
-    return "\n".join(out)
+def stripspace(text: str, cwd: Path) -> str:
+    """What git am does to a message: `git stripspace` (comments kept), no final newline."""
+    return git("stripspace", cwd=cwd, input=text).rstrip("\n")
 
 
-def as_exported(message: str) -> str:
+def as_exported(message: str, cwd: Path) -> str:
     """The message as format-patch writes it: the first paragraph is the one-line subject."""
-    lines = stripspace(message).split("\n")
+    lines = stripspace(message, cwd).split("\n")
     cut = lines.index("") if "" in lines else len(lines)
-    return stripspace("\n".join([" ".join(lines[:cut]), *lines[cut:]]))
+    return "\n".join([" ".join(lines[:cut]), *lines[cut:]])
+
+
+IN_BODY_HEADER = re.compile(r"^(From|Subject|Date):")
+
+
+def message_line(message: str, text: str) -> int:
+    """The number of the first line of a commit message below its subject that reads `text`."""
+    lines = [l.rstrip("\r") for l in message.split("\n")]
+    start = lines.index("") if "" in lines else 1
+    return next((i + 1 for i, l in enumerate(lines) if i >= start and l == text), start + 1)
 
 
 def why_cut(line: str) -> str:
@@ -292,9 +289,19 @@ def why_cut(line: str) -> str:
         return "a line starting with '---' is where git am starts reading the diff"
     if line.startswith("diff -") or line.startswith("Index: "):
         return "git am reads a line starting with 'diff -' or 'Index: ' as the start of a diff"
-    if re.match(r"^(From|Subject|Date):", line):
-        return "git am reads 'From:', 'Subject:' or 'Date:' at the top of the body as a header"
+    if IN_BODY_HEADER.match(line):
+        return (
+            "git am reads 'From:', 'Subject:' or 'Date:' at the top of the body as a header "
+            "(indented too)"
+        )
     return "git am reads it differently"
+
+
+def how_to_keep(line: str) -> str:
+    """The advice for a message line git am would read differently."""
+    if IN_BODY_HEADER.match(line.lstrip()):
+        return "Put another line of text above it (am reads headers only at the top)"
+    return "Indent that line or write it another way"
 
 
 def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) -> None:
@@ -303,30 +310,32 @@ def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) 
     problems = []
     for k, (rev, path) in enumerate(zip(revs, files)):
         author, message = log[3 * k + 1], log[3 * k + 2]
-        want = as_exported(message)
+        want = as_exported(message, tree)
         subject = want.split("\n")[0]
         try:
             headers, body, _ = mailinfo(path.read_bytes(), tree, path.name)
         except SplitMail as e:
-            lines = message.split("\n")
-            i = next((i for i, l in enumerate(lines) if l.rstrip("\r") == e.line), 0)
             problems.append(
-                f"commit {rev[:12]} ({subject!r}): message line {i + 1}, {e.line!r}: git am "
+                f"commit {rev[:12]} ({subject!r}): message line {message_line(message, e.line)}"
+                f", {e.line!r}: git am "
                 "reads it as the first line of another mail (git mailsplit), so the patch "
                 "would bring back a message that ends above it (and make a commit of the "
                 "rest). Indent that line or write it another way"
             )
             continue
-        got = stripspace(headers.get("Subject", "") + "\n\n" + body)
+        got = stripspace(headers.get("Subject", "") + "\n\n" + body, tree)
         if got != want:
             w, g = want.split("\n"), got.split("\n")
             i = next((i for i, (a, b) in enumerate(zip(w, g)) if a != b), min(len(w), len(g)))
+            if i <= 2 and len(w) > 2 and IN_BODY_HEADER.match(w[2]):
+                i = 2  # am took the body's first line for a header: `Subject:` changes line 1
             line = w[i] if i < len(w) else ""
+            at = message_line(message, line) if i else 1
             problems.append(
-                f"commit {rev[:12]} ({subject!r}): message line {i + 1}, {line!r}: "
+                f"commit {rev[:12]} ({subject!r}): message line {at}, {line!r}: "
                 f"{why_cut(line)}, so the patch would bring back "
                 + (f"{g[i]!r} there" if i < len(g) else "a message that ends above it")
-                + " (and lose what follows). Indent that line or write it another way"
+                + f" (and lose what follows). {how_to_keep(line)}"
             )
         have = f"{headers.get('Author', '')} <{headers.get('Email', '')}>"
         if have != author.strip():
@@ -400,11 +409,10 @@ def refuse_changed_pins(tree: Path, root: Path, series: Series, state: State) ->
         rev = (state.prerequisites or {}).get(str(p.pr))
         if not rev:
             continue  # the upstream commit has it: the pins do not make this base
-        have = {path: git_run("rev-parse", "-q", "--verify", f"{rev}:{path}", cwd=tree).stdout
-                for path in p.files}  # fmt: skip
-        odd = [f"{path} is blob {have[path].strip() or '(none)'}, the table pins {post}"
-               for path, (_, post) in p.files.items() if have[path].strip() != post]  # fmt: skip
-        subject = git("log", "-1", "--format=%s", rev, cwd=tree).strip()
+        have = {path: object_id(tree, f"{rev}:{path}") for path in p.files}
+        odd = [f"{path} is blob {have[path] or '(none)'}, the table pins {post}"
+               for path, (_, post) in p.files.items() if have[path] != post]  # fmt: skip
+        subject = log1(tree, "%s", rev)
         if subject != p.subject:
             odd.append(f"its subject is {subject!r}, the table's {p.subject!r}")
         if odd:
@@ -433,12 +441,11 @@ def plan(
     apply) are kept in the plan for the report instead of raised.
     """
     state = state or check_tree(tree, root)
-    verbs = tree_verbs(tree, state)
+    verbs = WorkTree.at(tree).verbs(state)
     if state.kind == "git":
         base_commit = base_commit or series.base_commit
-        want = git_run("rev-parse", "-q", "--verify", f"{base_commit}^{{commit}}", cwd=tree)
         upstream = state.upstream or state.base
-        if want.stdout.strip() != upstream:
+        if object_id(tree, f"{base_commit}^{{commit}}") != upstream:
             raise SeriesError(
                 f"{rel(tree, root)}/ was applied on {upstream[:12]}, but "
                 f"{rel(series.base_file, root)} says {base_commit[:12]}. Rebuild fork/ "
@@ -556,26 +563,11 @@ def plan(
     return p
 
 
-def pr_groups(lines) -> dict[str, int]:
-    """Number of patch lines in each `# pr:` group of a series file's lines."""
-    counts: dict[str, int] = {}
-    group = None
-    for line in lines:
-        s = line.strip()
-        m = PR_RE.match(s)
-        if m:
-            group = m.group(1)
-            counts.setdefault(group, 0)
-        elif s and not s.startswith("#") and group is not None:
-            counts[group] += 1
-    return counts
-
-
 def refuse_emptied_groups(tree, root, series, entries, text: str) -> None:
     """An export must not leave a `# pr:` group that has patches without any."""
-    before = pr_groups(e.text for e in entries)
-    after = pr_groups(text.splitlines())
-    emptied = [g for g, n in before.items() if n and not after.get(g)]
+    before = dict(series.groups(entries)[0])
+    after = dict(series.groups(series.entries(text))[0])
+    emptied = [g for g, names in before.items() if names and not after.get(g)]
     if emptied:
         raise SeriesError(
             f"export would leave PR group(s) {', '.join(repr(g) for g in emptied)} of "
@@ -635,7 +627,7 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
     if not touched:
         return []
     name = rel(p.tree, root)
-    verbs = tree_verbs(p.tree, p.state)
+    verbs = WorkTree.at(p.tree).verbs(p.state)
     record = p.state.recorded
     if record is None:
         return [
@@ -707,12 +699,27 @@ def uncommitted(root: Path, p: Plan) -> list[str]:
             f"{rel(d, root)} && git commit), then export again."
         )
     else:
-        how = (
-            f"Those edits are not in {name}/. To keep them, commit them (git add "
-            f"{rel(d, root)} && git commit) and rebuild {name}/ from them "
-            f"({tree_verbs(p.tree, p.state)['rebuild']}); to throw them away, git checkout -- "
-            f"{rel(d, root)}. Then export again; `git diff` shows the edits."
-        )
+        listed = lambda out: [rel(probe / n, root) for n in out.split("\0") if n]  # noqa: E731
+        paths = [f.name for f in touched]  # probe is d: touched files exist
+        loose = listed(git("ls-files", "--others", "-z", "--", *paths, cwd=probe))
+        edited = listed(git("diff", "--name-only", "-z", "--relative", "HEAD", "--", *paths,
+                            cwd=probe))  # fmt: skip
+        quoted = " ".join(shlex.quote(f) for f in edited)
+        how = ""
+        if edited:
+            how += (
+                f"The edits of {', '.join(edited)} are not in {name}/ (git diff HEAD -- "
+                f"{quoted} shows them). To keep them, commit them (git add {quoted} && git "
+                f"commit) and rebuild {name}/ from them ({WorkTree.at(p.tree).verbs(p.state)['rebuild']});"
+                f" to throw them away: git checkout HEAD -- {quoted}. "
+            )
+        if loose:
+            how += (
+                f"{', '.join(loose)}: in no commit (untracked) and not what {name}/ was made "
+                f"from, so export would overwrite it: move it out of {rel(d, root)}/ (or delete "
+                "it). "
+            )
+        how += "Then export again."
     return ["export would overwrite or delete files with uncommitted edits:\n" + status.rstrip()
             + "\n" + how]  # fmt: skip
 
@@ -832,9 +839,7 @@ def report(root: Path, p: Plan, dry: bool) -> None:
 
 def target(root: Path, port: str | None) -> tuple[Path, Series]:
     series = load_series(root)
-    if port is None:
-        return root / "fork", series
-    return root / "fork-port" / port, series.port_series(port)
+    return WorkTree(root, port).path, series if port is None else series.port_series(port)
 
 
 def export(tree: Path, series: Series, drops: list[str] = (), root: Path | None = None) -> Plan:

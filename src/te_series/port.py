@@ -28,28 +28,17 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .core import (
-    PYPI_PREFIX,
-    PatchFailed,
-    Series,
-    apply_prerequisites,
-    SeriesError,
+from .util import PatchFailed, progress, rel, SeriesError
+from .git import conflicted, format_patch, git, git_run, object_id, rebase_stop
+from .series import load_series, Series
+from .base import apply_prerequisites, extract_package, prerequisite_top, release_wheel
+from .worktree import (
     apply_patches,
-    build_aside,
-    check_pypi_blobs,
-    extract_package,
-    format_patch,
-    git,
-    git_run,
-    init_pypi_base,
-    load_series,
+    make_tree,
     new_state,
-    prerequisite_top,
-    progress,
     read_state,
-    refuse_own_dir,
-    rel,
-    release_wheel,
+    refuse_out,
+    WorkTree,
     write_state,
 )
 
@@ -61,19 +50,17 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     the target release's own commit with its prerequisites as `target` (what `--out`
     writes starts above it: prerequisites are never exported). Returns dest.
     """
-    base_release = series.release
     target_wheel = release_wheel(release, series)  # an unknown release fails here, first
-    upstream = init_pypi_base(dest, release_wheel(base_release, series), base_release)
-    prereqs = apply_prerequisites(dest, series)
-    base = prerequisite_top(upstream, prereqs)
     names = series.names()
-    state = new_state(
-        "pypi", base, series, names, release=base_release, upstream=upstream,
-        prerequisites=prereqs,
-    )  # fmt: skip
-    write_state(dest, state)
-    check_pypi_blobs(dest, series)
-    apply_patches(dest, series, state, include=PYPI_PREFIX + "*")
+    try:
+        make_tree(series, dest)  # the series on its own release, with the prerequisites
+    except PatchFailed as err:  # no port to resume: the series itself does not apply
+        raise SeriesError(
+            f"porting to {release}: the series does not apply on its own base release "
+            f"{series.release}: {err}Fix the series first (te-series check names what fails); "
+            "nothing of the port was kept."
+        ) from None
+    base = read_state(dest).base
 
     progress(f"importing transformer_engine {release} as the port target")
     git("checkout", "-q", "-b", "target", base, cwd=dest)
@@ -81,15 +68,14 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
     extract_package(target_wheel, dest)
     git("add", "-A", cwd=dest)
     git("commit", "-q", "--allow-empty", "-m", f"transformer_engine {release} from PyPI", cwd=dest)
-    own = git("rev-parse", "HEAD", cwd=dest).strip()
+    own = object_id(dest, "HEAD")
     carried = apply_prerequisites(dest, series)
     target = prerequisite_top(own, carried)
 
     progress(f"3-way merge of {len(names)} patch(es) onto {release}")
     proc = git_run("rebase", "--onto", target, base, "series", cwd=dest)
     if proc.returncode != 0:
-        files = git_run("diff", "--name-only", "--diff-filter=U", cwd=dest).stdout.splitlines()
-        subject = git_run("log", "-1", "--format=%s", "REBASE_HEAD", cwd=dest).stdout.strip()
+        files, (_, subject) = conflicted(dest), rebase_stop(dest)
         shown = git_run("diff", cwd=dest).stdout.strip().splitlines()
         git_run("rebase", "--abort", cwd=dest)
         raise SeriesError(
@@ -103,7 +89,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
             "(te-series apply --te-src PATH, edit in fork/, te-series export), or take "
             f"{release} out of base.toml's [port] targets until the series is rebased onto it."
         )
-    top = git("rev-parse", "HEAD", cwd=dest).strip()
+    top = object_id(dest, "HEAD")
     ps = series.port_series(release)
     port_names = ps.names()
     state = new_state(
@@ -120,9 +106,7 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
 def check_out(root: Path, out: Path, releases: list[str]) -> None:
     """Refuse an --out in the series, a work tree or a backup, or one whose <release>/
     folders hold files already: port --out writes only into new or empty folders."""
-    refuse_own_dir(root, out, "port-out")
-    if out.exists() and not out.is_dir():
-        raise SeriesError(f"--out {out} is a file; name a folder")
+    refuse_out(root, out, "port-out", folder=True)
     full = [out / r for r in releases if (out / r).exists() and any((out / r).iterdir())]
     if full:
         raise SeriesError(
@@ -145,18 +129,9 @@ def run(args) -> int:
         if len(releases) != 1:
             raise SeriesError(f"--edit needs one release: --release one of {', '.join(releases)}")
         (release,) = releases
-        tree = root / "fork-port" / release
-        try:
-            kept = build_aside(
-                tree, root, lambda d: port_tree(series, release, d), force=args.force
-            )
-        except PatchFailed as err:
-            from .apply import stopped_message
-
-            new = tree.with_name(tree.name + ".new")
-            at = new if new.exists() else tree
-            raise SeriesError(stopped_message(at, root, err, at == new)) from None
-        for line in kept:
+        wt = WorkTree(root, release)
+        tree = wt.path
+        for line in wt.build(lambda d: port_tree(series, release, d), force=args.force):
             print(f"kept: {line}")
         state = read_state(tree)
         print(

@@ -22,6 +22,7 @@ SUMMARY.md listing each branch and its base.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -29,40 +30,16 @@ import tempfile
 from pathlib import Path
 
 from .check import lint_groups
-from .core import (
-    blob_id,
-    IDENTITY_RE,
-    Series,
-    SeriesError,
-    am,
-    failure_detail,
-    format_patch,
-    git,
-    git_run,
-    init_git_base,
-    load_series,
-    prerequisite_needs,
-    progress,
-    refuse_own_dir,
-    rel,
-)
+from .util import PatchFailed, progress, rel, SeriesError
+from .git import blob_id, format_patch, git, git_run, log1
+from .series import load_series, norm_email, Series, SIGNOFF_RE, split_identity
+from .base import init_git_base, prerequisite_needs
+from .worktree import apply_one, refuse_out
 
 MARKER = ".te-series-pr"
 MARKER_HEAD = "written by te-series pr; the next run replaces these files:\n"
 RESERVED = re.compile(r"(^|\.)(invalid|example|test|localhost|example\.(com|net|org))$")
 EMAIL_RE = re.compile(r"[^\s<>@,;:\"()\[\]]+@[^\s<>@,;:\"()\[\]]+")
-SIGNOFF_RE = re.compile(r"^\s*signed-off-by\s*:\s*(.*?)\s*$", re.I)
-
-
-def norm_email(email: str) -> str:
-    """An address as compared: lower case, no surrounding space, no trailing dots."""
-    return email.strip().rstrip(".").lower()
-
-
-def split_identity(text: str) -> tuple[str, str] | None:
-    """(name, email) of "Name <email>", spaces inside normalised; None when it is not one."""
-    m = IDENTITY_RE.match(" ".join(text.split()))
-    return (m.group(1), m.group(2)) if m else None
 
 
 def mentions(text: str, email: str) -> list[str]:
@@ -167,16 +144,30 @@ def refuse_prerequisites(repo: Path, series: Series, base: str) -> None:
         )
 
 
-def out_files(out: Path) -> set[str]:
-    return {p.relative_to(out).as_posix() for p in out.rglob("*") if not p.is_dir()} - {MARKER}
+def walk_out(out: Path, root: Path) -> tuple[set[str], list[Path]]:
+    """The files (relative names, the marker left out) and folders under OUT: the one walk
+    of it. A symbolic link inside OUT is refused: pr would write through it, where its
+    record of what it wrote does not see (tool-review-v7 #1)."""
+    files, dirs = set(), []
+    for top, subdirs, names in os.walk(out):
+        for n in subdirs + names:
+            if (Path(top) / n).is_symlink():
+                link = Path(top) / n
+                raise SeriesError(
+                    f"{rel(link, root)} is a symbolic link (to {os.readlink(link)}): pr writes "
+                    "only into folders of its own, and through a link it would overwrite files "
+                    "it cannot check. Remove the link (or put the folder it names in its "
+                    "place), or choose another --out; nothing was written."
+                )
+        dirs += [Path(top) / n for n in subdirs]
+        files |= {(Path(top) / n).relative_to(out).as_posix() for n in names}
+    return files - {MARKER}, dirs
 
 
 def prepare_out(out: Path, root: Path) -> None:
     """OUT must be empty or an earlier pr output, whose files (those its marker lists, and
     no others) are removed: only while each still holds what pr wrote (the marker records
     its blob id), so that an edit of yours is never overwritten."""
-    if out.exists() and not out.is_dir():
-        raise SeriesError(f"--out {rel(out, root)} is a file; name a folder")
     if out.exists() and any(out.iterdir()):
         marker = out / MARKER
         if not marker.is_file():
@@ -191,7 +182,8 @@ def prepare_out(out: Path, root: Path) -> None:
                 wrote[name] = blob
             else:  # an earlier te-series listed names only
                 wrote[line] = ""
-        other = sorted(out_files(out) - set(wrote))
+        found, dirs = walk_out(out, root)
+        other = sorted(found - set(wrote))
         if other:
             raise SeriesError(
                 f"{rel(out, root)} holds file(s) te-series pr did not write: "
@@ -200,7 +192,7 @@ def prepare_out(out: Path, root: Path) -> None:
             )
         # Only what the marker lists and is found in OUT: a marker line naming a path
         # elsewhere (absolute, or through ..) removes nothing.
-        present = sorted(set(wrote) & out_files(out))
+        present = sorted(set(wrote) & found)
         edited = [n for n in present if blob_id((out / n).read_bytes()) != wrote[n]]
         if edited:
             where = rel(out, root)
@@ -219,18 +211,18 @@ def prepare_out(out: Path, root: Path) -> None:
             )
         for name in present:
             (out / name).unlink()
-        for d in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
+        for d in sorted(dirs, reverse=True):
             if not any(d.iterdir()):
                 d.rmdir()
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).write_text(MARKER_HEAD)
 
 
-def write_marker(out: Path) -> None:
+def write_marker(out: Path, root: Path) -> None:
     """List what pr wrote, with each file's blob id, so that the next run replaces those
     files (while unchanged) and no others."""
     if out.is_dir():
-        names = sorted(out_files(out))
+        names = sorted(walk_out(out, root)[0])
         lines = "".join(f"{blob_id((out / n).read_bytes())} {n}\n" for n in names)
         (out / MARKER).write_text(MARKER_HEAD + lines)
 
@@ -253,7 +245,7 @@ def run(args) -> int:
     who = f"{name} <{email}>"
     placeholder = split_identity(series.base_value("series", "placeholder_identity"))[1]
     out = args.out or root / "pr-out"
-    refuse_own_dir(root, out, "pr-out")
+    refuse_out(root, out, "pr-out", folder=True)
     with tempfile.TemporaryDirectory(prefix="te-series-pr-") as tmp:
         repo = Path(tmp) / "repo"
         base = init_git_base(repo, args.te_src, series.base_commit)
@@ -263,9 +255,12 @@ def run(args) -> int:
         for slug, group in groups:
             for patch in group:
                 progress(f"pr/{slug}: {patch}")
-                proc = am(repo, series.dir / patch)
-                if proc.returncode != 0:
-                    raise SeriesError(failure_detail(repo, series.dir / patch, None, proc))
+                try:
+                    apply_one(repo, series.dir / patch)
+                except PatchFailed as err:
+                    raise SeriesError(
+                        f"{err}Nothing was written; te-series check names it too."
+                    ) from None
                 msg, author_email, date = git(
                     "log", "-1", "--format=%B%x00%ae%x00%aI", cwd=repo
                 ).split("\0")
@@ -285,7 +280,7 @@ def run(args) -> int:
                     *(["--reset-author"] if reset else []), "-F", str(msg_file),
                     cwd=repo, env=env,
                 )  # fmt: skip
-                author = git("log", "-1", "--format=%an <%ae>", cwd=repo).strip()
+                author = log1(repo, "%an <%ae>")
                 authors[author] = authors.get(author, 0) + 1
             git("branch", "-f", f"pr/{slug}", "HEAD", cwd=repo)
             summary.append((slug, prev, group))
@@ -300,7 +295,7 @@ def run(args) -> int:
                 format_patch(repo, f"{on}..pr/{slug}", out / slug)
             write_summary(out, base, who, summary, authors)
         finally:
-            write_marker(out)
+            write_marker(out, root)
     print(f"{len(groups)} PR branch(es), {len(names)} commit(s), signed off by {who}:")
     print((out / "SUMMARY.md").read_text())
     return 0

@@ -16,31 +16,16 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from .core import (
-    PYPI_PREFIX,
-    PatchFailed,
-    Series,
-    SeriesError,
-    State,
-    apply_patches,
-    apply_prerequisites,
-    base_preimages,
-    git,
-    git_run,
-    init_git_base,
-    init_pypi_base,
-    load_series,
-    read_patch,
-    refuse_own_dir,
-    rel,
-    release_wheel,
-    write_state,
-)
+from .util import PatchFailed, rel, SeriesError
+from .git import git, git_run, object_id
+from .series import base_preimages, load_series, read_patch, Series
+from .base import apply_prerequisites, Base
+from .worktree import apply_patches, refuse_out, State, write_state
 
 
 def checkout_patches(root: Path, rev: str, dest: Path) -> Series:
     """patches/ as it was at rev, unpacked into dest/patches."""
-    sha = git_run("rev-parse", "-q", "--verify", f"{rev}^{{commit}}", cwd=root).stdout.strip()
+    sha = object_id(root, f"{rev}^{{commit}}")
     if not sha:
         raise SeriesError(f"{rev} is not a revision of this te-series checkout (git rev-parse)")
     proc = git_run("ls-tree", "-d", sha, "patches", cwd=root)
@@ -70,7 +55,7 @@ def apply_version(
     try:
         git("checkout", "-q", "-B", label, base, cwd=repo)
         apply_prerequisites(repo, series)
-        base = git("rev-parse", "HEAD", cwd=repo).strip()
+        base = object_id(repo, "HEAD")
         state = State("git", base, "patches", series.names())
         write_state(repo, state)
         apply_patches(repo, series, state, include)
@@ -108,11 +93,7 @@ def check_out(root: Path, out: Path | None) -> None:
     any work. range-diff only ever writes a new file."""
     if out is None:
         return
-    if out.is_dir():
-        raise SeriesError(f"--out {out} is a folder; name a file")
-    if not out.parent.is_dir():
-        raise SeriesError(f"--out {out}: folder {out.parent} does not exist")
-    refuse_own_dir(root, out, "series.range-diff")
+    refuse_out(root, out, "series.range-diff", folder=False)
     if git_run("ls-files", "--error-unmatch", str(out), cwd=root).returncode == 0:
         raise SeriesError(
             f"--out {rel(out, root)} is a file tracked in this checkout; the range-diff would "
@@ -125,19 +106,6 @@ def check_out(root: Path, out: Path | None) -> None:
         )
 
 
-def absent_files(*versions: Series) -> dict[str, list[str]]:
-    """Files the versions touch that a PyPI base lacks (tests/, docs/), with their patches."""
-    out: dict[str, list[str]] = {}
-    for s in versions:
-        for path in s.paths():
-            for f in read_patch(path).files:
-                if not f.path.startswith(PYPI_PREFIX):
-                    out.setdefault(f.path, [])
-                    if path.name not in out[f.path]:
-                        out[f.path].append(path.name)
-    return out
-
-
 def run(args) -> int:
     root = args.root
     check_out(root, args.out)
@@ -147,24 +115,22 @@ def run(args) -> int:
         old = checkout_patches(root, args.rev, tmp / "old")
         new = checkout_patches(root, args.rev2, tmp / "new") if args.rev2 else load_series(root)
         repo = tmp / "repo"
+        base = Base(new, args.te_src, args.wheel)
         if args.te_src:
-            init_git_base(repo, args.te_src, new.base_commit)
+            base.init(repo)
             bases = []
             for s in (old, new):
-                full = git_run(
-                    "rev-parse", "-q", "--verify", f"{s.base_commit}^{{commit}}", cwd=repo
-                )
-                if not full.stdout.strip():
+                full = object_id(repo, f"{s.base_commit}^{{commit}}")
+                if not full:
                     raise SeriesError(f"base {s.base_commit} is not in {args.te_src}")
-                bases.append(full.stdout.strip())
-            include = None
+                bases.append(full)
         else:
             if old.release != new.release:
                 raise SeriesError(
                     f"the versions pin different PyPI releases ({old.release}, {new.release}); "
                     "compare them on a git base: --te-src PATH"
                 )
-            absent = absent_files(old, new)
+            absent = base.absent(old, new)
             if absent:
                 header = (
                     f"# range-diff on the PyPI base ({new.release}): transformer_engine/ only. "
@@ -172,11 +138,9 @@ def run(args) -> int:
                     "Use --te-src PATH for the whole series.\n"
                 )
                 print(header.rstrip(), file=sys.stderr)
-            wheel = args.wheel or release_wheel(new.release, new)
-            bases = [init_pypi_base(repo, wheel, new.release)] * 2
-            include = PYPI_PREFIX + "*"
-        a = apply_version(repo, old, "old", bases[0], include, args.rev)
-        b = apply_version(repo, new, "new", bases[1], include, args.rev2 or "patches/")
+            bases = [base.init(repo)] * 2
+        a = apply_version(repo, old, "old", bases[0], base.include, args.rev)
+        b = apply_version(repo, new, "new", bases[1], base.include, args.rev2 or "patches/")
         color = "--no-color" if args.out or not sys.stdout.isatty() else "--color"
         if old.names() and new.names():
             out = git("range-diff", color, a, b, cwd=repo)

@@ -26,26 +26,25 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .core import (
-    SERIES_BRANCH,
-    SeriesError,
-    base_text_with_commit,
+from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError
+from .git import (
     commits,
-    drop_args,
+    conflicted,
     git,
     git_run,
+    git_said,
     in_progress,
     is_ancestor,
-    load_series,
-    no_interrupt,
+    log1,
+    names_in,
     note_names,
-    apply_prerequisites,
-    prerequisite_top,
-    read_state,
-    rel,
+    object_id,
+    rebase_stop,
     set_note,
-    write_state,
 )
+from .series import base_text_with_commit, load_series
+from .base import apply_prerequisites, prerequisite_top
+from .worktree import drop_args, read_state, WorkTree, write_state
 from .export import check_tree, plan, report, write
 
 
@@ -57,7 +56,7 @@ def resolve(fork, onto: str, te_src, base: str) -> str:
     where = te_src or fork
     if te_src and not (Path(te_src) / ".git").exists() and not (Path(te_src) / "HEAD").exists():
         raise SeriesError(f"--te-src {te_src} is not a git checkout of TE")
-    sha = git_run("rev-parse", "-q", "--verify", f"{onto}^{{commit}}", cwd=where).stdout.strip()
+    sha = object_id(where, f"{onto}^{{commit}}")
     if not sha:
         hint = "" if te_src else "; name a TE checkout that has it with --te-src"
         raise SeriesError(f"{onto} is not a commit in {where}{hint}")
@@ -86,7 +85,7 @@ def refuse_own(fork, onto: str, onto_name: str, base: str) -> None:
     inside = set(git("rev-list", onto, "--not", base, cwd=fork).split()) & set(series)
     if inside:
         first = onto if onto in inside else min(inside, key=series.index)
-        subject = git("log", "-1", "--format=%s", first, cwd=fork).strip()
+        subject = log1(fork, "%s", first)
         what = "is" if onto in inside else "is built on"
         raise SeriesError(
             f"{onto_name} ({onto[:12]}) {what} a commit of the series itself ({first[:12]} "
@@ -128,7 +127,7 @@ def finish(root, fork, series, drops) -> int:
         )
     forget_skipped(fork, state, onto)
     listed = series.names()
-    held = {n for r in commits(fork, f"{top}..HEAD") for n in note_names(fork, r)}
+    held = names_in(fork, f"{top}..HEAD")
     gone = [n for n in listed if n not in held and n not in drops]
     if gone:
         merged = [n for n in gone if change_in_tree(fork, state, n)]
@@ -215,24 +214,22 @@ def change_in_tree(fork, state, name: str) -> bool:
 
 
 def conflict(fork, proc) -> str:
-    files = git_run("diff", "--name-only", "--diff-filter=U", cwd=fork).stdout.splitlines()
-    stopped = git_run("rev-parse", "-q", "--verify", "REBASE_HEAD", cwd=fork).stdout.strip()
+    files, (stopped, subject) = conflicted(fork), rebase_stop(fork)
     names = note_names(fork, stopped) if stopped else []
-    subject = git_run("log", "-1", "--format=%s", "REBASE_HEAD", cwd=fork).stdout.strip()
-    said = [l for l in (proc.stdout + proc.stderr).splitlines() if not l.startswith("hint:")]
+    said = git_said(proc)
     if not files:  # git could not go on, but no file has conflict markers
         at = f" at patch {', '.join(names) or '(a new commit)'} ({subject!r})" if stopped else ""
         return (
             f"git rebase in fork/ could not go on{at}, and no file has conflict markers; git "
             "says:\n"
-            + "".join(f"  {l}\n" for l in said[-20:])
+            + said
             + "Fix what git says (a .git/index.lock left by a git that was killed: remove it), "
             "then te-series rebase --continue; or give up: te-series rebase --abort."
         )
     return (
         f"patch {', '.join(names) or '(a new commit)'} ({subject!r}) conflicts in "
         f"{', '.join(files) or '(see git)'}\n"
-        + "".join(f"  {l}\n" for l in said[-20:])
+        + said
         + "Resolve it in fork/, git -C fork add the files, then git -C fork rebase --continue "
         "and te-series rebase --continue. Or give up: te-series rebase --abort."
     )
@@ -248,7 +245,7 @@ def abort(fork) -> int:
                 "git -C fork rebase --abort"
             )
         raise SeriesError("no te-series rebase is in progress; nothing to abort")
-    head = git("rev-parse", "HEAD", cwd=fork).strip()
+    head = object_id(fork, "HEAD")
     onto = state.rebase_onto
     kept = ""
     if state.rebase_from and head != state.rebase_from and commits(fork, f"{onto}..{head}"):
@@ -262,7 +259,7 @@ def abort(fork) -> int:
         )
     if busy:
         git("rebase", "--abort", cwd=fork)
-    if state.rebase_from and git("rev-parse", "HEAD", cwd=fork).strip() != state.rebase_from:
+    if state.rebase_from and object_id(fork, "HEAD") != state.rebase_from:
         # The rebase itself had finished (the export step refused): move series back. The
         # index is refreshed first: a file touched since (same content) is no edit.
         git_run("update-index", "-q", "--refresh", cwd=fork)
@@ -275,7 +272,7 @@ def abort(fork) -> int:
 
 def run(args) -> int:
     root = args.root
-    fork = root / "fork"
+    fork = WorkTree(root).path
     series = load_series(root)
     drops = args.drop or []
     if args.abort:
@@ -292,8 +289,7 @@ def run(args) -> int:
     upstream = state.upstream or state.base
     # base.toml may have moved since fork/ was made (a pull): then the rebase may go there,
     # and nowhere else (it would undo that move).
-    pinned = git_run("rev-parse", "-q", "--verify", f"{series.base_commit}^{{commit}}", cwd=fork)
-    if pinned.stdout.strip() not in (upstream, onto):
+    if object_id(fork, f"{series.base_commit}^{{commit}}") not in (upstream, onto):
         raise SeriesError(
             f"{rel(series.base_file, root)} says {series.base_commit[:12]}, and fork/ is on "
             f"{upstream[:12]}: base.toml moved since fork/ was made (a pull?). Rebase fork/ "
@@ -313,7 +309,7 @@ def run(args) -> int:
     carried = carry_prerequisites(fork, series, onto)  # a file it cannot place stops here
     state.rebase_onto = onto
     state.rebase_prerequisites = carried
-    state.rebase_from = git("rev-parse", "HEAD", cwd=fork).strip()
+    state.rebase_from = object_id(fork, "HEAD")
     write_state(fork, state)
     top = prerequisite_top(onto, carried)
     proc = git_run("rebase", "--onto", top, state.base, cwd=fork)  # HEAD: the series branch

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from .core import describe_tree, work_trees
+from .worktree import describe_tree, WorkTree
 
 
 def run(args) -> int:
-    found = work_trees(args.root)
+    found = WorkTree.existing(args.root)
     for tree in found:
         print(describe_tree(tree, args.root))
     if not found:

@@ -12,7 +12,8 @@ import subprocess
 from pathlib import Path
 
 from .build import release_venv
-from .core import SeriesError, load_series, rel, te_import_error
+from .util import rel, SeriesError, te_import_error
+from .series import load_series
 
 
 def run(args) -> int:

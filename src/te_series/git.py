@@ -1,0 +1,396 @@
+"""The one git door (`git_run`): every git the tool runs gets pinned settings and a clean
+environment, runs whole (a Ctrl-C lands between two git steps), and is named in errors.
+Also the small git steps the tool shares: format-patch, mailinfo, trailers, notes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+
+from .util import no_interrupt, rel, SeriesError
+
+
+# Each commit that came from a patch file carries that file's name in this notes ref.
+# git copies notes when it rewrites commits (rebase, amend), so the name follows a
+# patch through the user's edits; squashed commits carry both names.
+NOTES_REF = "refs/notes/te-series"
+
+
+# Identity used for the synthetic base commit of a PyPI base and as `git am`'s committer.
+BOT = {
+    "GIT_AUTHOR_NAME": "te-series",
+    "GIT_AUTHOR_EMAIL": "te-series@invalid",
+    "GIT_COMMITTER_NAME": "te-series",
+    "GIT_COMMITTER_EMAIL": "te-series@invalid",
+    # Stable dates so a rebuilt base has the same commit id.
+    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
+}
+
+
+# Settings every git the tool runs gets, whatever the user's config (global, system or the
+# work tree's own) says: nothing of the user's may change what am, format-patch, rebase,
+# notes and log make or print. Signing, hooks (core.hooksPath, .git/hooks), git attributes
+# outside the tree (core.attributesFile; the system's are off through GIT_ATTR_NOSYSTEM),
+# message encodings, whitespace fixing (apply.whitespace=fix rewrites patch content),
+# line-ending conversion (core.autocrlf rewrites a file te-series commits), notes rewriting
+# (the patch names ride on notes through the tool's rebase). Each is tested
+# (tests/test_git_isolation.py). A tree's own .gitattributes still count (they are part of
+# TE); .git/info/attributes is refused where it would change a patch
+# (refuse_info_attributes).
+PINNED = {
+    "commit.gpgsign": "false",
+    "core.hooksPath": os.devnull,
+    "core.attributesFile": os.devnull,
+    "i18n.commitEncoding": "UTF-8",
+    "i18n.logOutputEncoding": "UTF-8",
+    "apply.whitespace": "nowarn",
+    "core.autocrlf": "false",
+    "notes.rewrite.rebase": "true",
+}
+
+
+GIT_OVERRIDES = tuple(a for k, v in PINNED.items() for a in ("-c", f"{k}={v}"))
+
+
+_LOCAL_ENV: list[str] = []
+
+
+# git's variables that override the notes settings the tool pins: the patch names ride on
+# notes, and a rebase must carry them (tool-review-v7 #3)
+_NOTES_ENV = ("GIT_NOTES_REF", "GIT_NOTES_DISPLAY_REF", "GIT_NOTES_REWRITE_REF",
+              "GIT_NOTES_REWRITE_MODE")  # fmt: skip
+
+
+def git_env(extra: dict | None = None) -> dict:
+    """The environment of every git the tool runs: the caller's, less the variables that
+    point git at another repository, index or object store (GIT_DIR, GIT_WORK_TREE,
+    GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY, ...: what `git rev-parse --local-env-vars` lists,
+    as a hook or `git -c` leaves them), plus the tool's identity and `extra`."""
+    if not _LOCAL_ENV:
+        proc = subprocess.run(
+            ["git", "rev-parse", "--local-env-vars"], capture_output=True, text=True,
+            check=False, cwd=os.path.abspath(os.sep),
+        )  # fmt: skip
+        _LOCAL_ENV.extend(proc.stdout.split() or ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"])
+    env = {k: v for k, v in os.environ.items() if k not in _LOCAL_ENV and k not in _NOTES_ENV}
+    return {**env, **BOT, "GIT_ATTR_NOSYSTEM": "1", **(extra or {})}
+
+
+def git(
+    *args: str,
+    cwd: Path | str,
+    check: bool = True,
+    env: dict | None = None,
+    input: str | None = None,
+) -> str:
+    """Run git and return stdout. Raise SeriesError carrying git's own message on failure."""
+    proc = git_run(*args, cwd=cwd, env=env, input=input)
+    if check and proc.returncode != 0:
+        raise SeriesError(
+            f"git {' '.join(args)} failed in {cwd}:\n{proc.stderr.strip() or proc.stdout.strip()}"
+        )
+    return proc.stdout
+
+
+def git_run(
+    *args: str,
+    cwd: Path | str,
+    env: dict | None = None,
+    input: str | bytes | None = None,
+    text: bool | None = None,
+) -> subprocess.CompletedProcess:
+    """Run git, return the finished process (check returncode yourself): the one door.
+
+    Every git step runs whole: git runs in a session of its own (a terminal's Ctrl-C does
+    not reach it) and a Ctrl-C meanwhile is held until it has finished, then raised. So the
+    tool is only ever interrupted between two git steps, never inside one (a half-written
+    am, index or checkout). A git killed by SIGINT all the same (kill -INT of git itself) is
+    reported as the interruption it is.
+    """
+    with no_interrupt():
+        proc = subprocess.run(
+            ["git", *GIT_OVERRIDES, *args],
+            cwd=cwd,
+            capture_output=True,
+            text=not isinstance(input, bytes) if text is None else text,
+            env=git_env(env),
+            input=input,
+            check=False,
+            start_new_session=True,
+        )
+    if proc.returncode == -signal.SIGINT:
+        raise KeyboardInterrupt
+    if proc.returncode < 0:
+        raise SeriesError(
+            f"git {' '.join(args)} in {cwd} was killed by signal {-proc.returncode}; "
+            "run te-series status to see where things stand"
+        )
+    return proc
+
+
+def blob_id(data: bytes) -> str:
+    """Git blob id of some bytes (what `git hash-object` prints)."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def git_path(repo: Path, name: str) -> Path:
+    """Where git keeps `name` for this repository (`git rev-parse --git-path`)."""
+    return repo / git("rev-parse", "--git-path", name, cwd=repo).strip()
+
+
+def in_progress(repo: Path) -> str | None:
+    """Name a git operation left unfinished in repo (am, rebase, cherry-pick, merge)."""
+    rebase_apply = git_path(repo, "rebase-apply")
+    if rebase_apply.exists() and not (rebase_apply / "rebasing").exists():
+        return "a git am"  # "applying" marks it, but a half-made am dir is an am too
+    if rebase_apply.exists() or git_path(repo, "rebase-merge").exists():
+        return "a git rebase"
+    for head, what in (
+        ("CHERRY_PICK_HEAD", "a git cherry-pick"),
+        ("REVERT_HEAD", "a git revert"),
+        ("MERGE_HEAD", "a git merge"),
+        ("BISECT_LOG", "a git bisect"),
+    ):
+        if git_path(repo, head).exists():
+            return what
+    return None
+
+
+def object_id(repo: Path, spec: str) -> str:
+    """The object id spec names in repo (`git rev-parse --verify`), or "" when it names none."""
+    return git_run("rev-parse", "-q", "--verify", spec, cwd=repo).stdout.strip()
+
+
+def log1(repo: Path, fmt: str, spec: str = "HEAD") -> str:
+    """One commit shown in a `git log --format` (stripped); "" when spec names none."""
+    return git_run("log", "-1", f"--format={fmt}", spec, cwd=repo).stdout.strip()
+
+
+def conflicted(repo: Path) -> list[str]:
+    """The files git left with conflict markers (unmerged in the index)."""
+    return git_run("diff", "--name-only", "--diff-filter=U", cwd=repo).stdout.splitlines()
+
+
+def rebase_stop(repo: Path) -> tuple[str, str]:
+    """The commit a git rebase stopped on (REBASE_HEAD) and its subject; ("", "") if none."""
+    stop = object_id(repo, "REBASE_HEAD")
+    return stop, log1(repo, "%s", stop) if stop else ""
+
+
+def git_said(proc, last: int = 20, edit=lambda line: line) -> str:
+    """What a git run said (its hints left out): its last lines, indented, for a message."""
+    lines = [edit(l) for l in (proc.stdout + proc.stderr).splitlines()
+             if l.strip() and not l.startswith("hint:")]  # fmt: skip
+    return "".join(f"  {l}\n" for l in lines[-last:])
+
+
+def is_ancestor(repo: Path, a: str, b: str) -> bool:
+    return git_run("merge-base", "--is-ancestor", a, b, cwd=repo).returncode == 0
+
+
+# One definition of the format-patch arguments (export, port, pr, rebase). Every option
+# that a git config key could change is given here (or as a -c override), so neither the
+# user's global config nor the work tree's own .git/config changes the patches; with them a
+# re-export of unchanged commits is byte-identical.
+FORMAT_PATCH_ARGS = (
+    "-c",
+    "diff.suppressBlankEmpty=false",
+    "-c",
+    "core.quotePath=true",
+    "-c",
+    "color.ui=never",
+    "format-patch",
+    "--zero-commit",
+    "--no-signature",
+    "--full-index",
+    "--no-numbered",
+    "--no-renames",
+    "--subject-prefix=PATCH",
+    "--no-cover-letter",
+    "--no-notes",
+    "--no-thread",
+    "--no-base",
+    "--no-attach",
+    "--encode-email-headers",
+    "--filename-max-length=64",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--suffix=.patch",  # format.suffix
+    "--no-add-header",  # format.headers
+    "--no-to",  # format.to
+    "--no-cc",  # format.cc
+    "--no-from",  # format.from
+    "--no-signoff",  # format.signOff
+    "--no-force-in-body-from",  # format.forceInBodyFrom
+    "-U3",  # diff.context
+    "--inter-hunk-context=0",  # diff.interHunkContext
+    "--diff-algorithm=myers",  # diff.algorithm
+    "-O/dev/null",  # diff.orderFile
+    "--no-relative",  # diff.relative
+    "--indent-heuristic",  # diff.indentHeuristic
+    "--submodule=short",  # diff.submodule
+)
+
+
+def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
+    """`git format-patch` revs into out; the files in order."""
+    env = {
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_COUNT": "0",
+        "GIT_CONFIG_PARAMETERS": "",
+    }
+    refuse_info_attributes(repo, revs)
+    listed = git(*FORMAT_PATCH_ARGS, "-o", str(out), revs, cwd=repo, env=env)
+    files = [
+        Path(line) if Path(line).is_absolute() else repo / line
+        for line in listed.splitlines()
+        if line
+    ]
+    odd = [f.name for f in files if not f.name.endswith(".patch")]
+    if odd:
+        raise SeriesError(
+            f"git format-patch in {repo} wrote {', '.join(odd[:3])}, not *.patch files; check "
+            f"the format.* settings of git -C {repo} config --list. Nothing was written."
+        )
+    return files
+
+
+def refuse_info_attributes(repo: Path, revs: str) -> None:
+    """Refuse .git/info/attributes that set `diff` (-diff, binary, diff=DRIVER) on a file of
+    revs: format-patch would write it as a binary patch or with other hunk headers.
+
+    The file is read on its own (as core.attributesFile of an empty repository), so the
+    tree's own .gitattributes, which are TE's, do not count.
+    """
+    info = git_path(repo, "info/attributes")
+    if not info.is_file():
+        return
+    names = git("log", "--format=", "--name-only", "--no-renames", "-z", revs, cwd=repo)
+    files = list(dict.fromkeys(n for n in names.split("\0") if n.strip()))
+    if not files:
+        return
+    with tempfile.TemporaryDirectory(prefix="te-series-attr-") as tmp:
+        git("init", "-q", cwd=tmp)
+        out = git(
+            "-c", f"core.attributesFile={info}", "check-attr", "--stdin", "-z", "diff",
+            cwd=tmp, input="\0".join(files),
+        ).split("\0")  # fmt: skip
+    found = [
+        f"{path}: diff {value}" for path, _, value in zip(out[0::3], out[1::3], out[2::3])
+        if value != "unspecified"
+    ]  # fmt: skip
+    if found:
+        where = rel(info, repo)
+        raise SeriesError(
+            f"{repo.name}/{where} sets the diff attribute (-diff, binary or diff=DRIVER) on "
+            f"file(s) of the series: {'; '.join(found[:5])}. format-patch would write them as "
+            f"binary patches or with other hunk headers. Remove those lines from "
+            f"{repo.name}/{where} (or the file), then run again; nothing was written."
+        )
+
+
+def trailers(message: str, cwd: Path) -> list[tuple[str, str]]:
+    """The trailers of a commit message, as git reads them (`interpret-trailers --parse`)."""
+    out = git("interpret-trailers", "--parse", cwd=cwd, input=message)
+    pairs = []
+    for line in out.splitlines():
+        key, _, value = line.partition(":")
+        pairs.append((key.strip(), value.strip()))
+    return pairs
+
+
+class SplitMail(SeriesError):
+    """A patch file that `git mailsplit` reads as more than one mail: git am would make a
+    commit of each. `line` is the file's line that starts the second mail."""
+
+    def __init__(self, text: str, line: str):
+        super().__init__(text)
+        self.line = line
+
+
+def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str, str]:
+    """A patch read as `git am -3 --keep-cr --keep-non-patch` reads it: `git mailsplit`, then
+    `git mailinfo` of its one mail.
+
+    Returns the headers (Author, Email, Subject), the message body and the patch text
+    (decoded as UTF-8; undecodable bytes kept as surrogates, never an error). A file that
+    mailsplit cuts into several mails is refused (SplitMail), naming the line that starts
+    the second one.
+    """
+    with tempfile.TemporaryDirectory(prefix="te-series-mailinfo-") as tmp:
+        mbox, mails = Path(tmp) / "mbox", Path(tmp) / "mails"
+        mbox.write_bytes(data)
+        mails.mkdir()
+        split = git_run("mailsplit", "--keep-cr", f"-o{mails}", "--", str(mbox), cwd=where)
+        parts = sorted(mails.iterdir())
+        if split.returncode != 0 or not parts:
+            said = split.stderr.strip() or "no mail in it"
+            raise SeriesError(f"git mailsplit cannot read {label}: {said}")
+        if len(parts) > 1:
+            # Each mail keeps its "From " line: the second one's is the line after the first
+            # mail's.
+            at = parts[0].read_bytes().count(b"\n") + 1
+            line = data.split(b"\n")[at - 1].decode("utf-8", "replace").rstrip("\r")
+            raise SplitMail(
+                f"{label} is {len(parts)} mails to git am: its line {at}, {line!r}, looks like "
+                'the first line of a mail ("From <word> <date>"), so git am would make '
+                f"{len(parts)} commits of it and cut the message there. Indent that line of the "
+                "commit message (or write it another way) in fork/ and export again.",
+                line,
+            )
+        msg, patch = Path(tmp) / "msg", Path(tmp) / "patch"
+        args = ["mailinfo", "-b", "--no-scissors", "--encoding=UTF-8", str(msg), str(patch)]
+        proc = git_run(*args, cwd=where, input=parts[0].read_bytes())
+        if proc.returncode != 0:
+            said = proc.stderr.decode("utf-8", "replace").strip()
+            raise SeriesError(f"git mailinfo cannot read {label}: {said}")
+        headers = {}
+        for line in proc.stdout.decode("utf-8", "replace").splitlines():
+            key, sep, value = line.partition(": ")
+            if sep:
+                headers[key] = value
+        body = msg.read_bytes().decode("utf-8", "replace").strip()
+        diff = patch.read_bytes().decode("utf-8", "surrogateescape")
+    return headers, body, diff
+
+
+def init_repo_config(repo: Path) -> None:
+    """Let git carry the patch-name notes through rebases and amends."""
+    git("config", "notes.rewriteRef", NOTES_REF, cwd=repo)
+
+
+def note_names(repo: Path, rev: str) -> list[str]:
+    """The patch file names noted on a commit (several after a squash)."""
+    out = git_run("notes", f"--ref={NOTES_REF}", "show", rev, cwd=repo)
+    if out.returncode != 0:
+        return []
+    # One name a line: a name may hold spaces.
+    return [line.strip() for line in out.stdout.splitlines() if line.strip()]
+
+
+def names_in(repo: Path, revs: str) -> set[str]:
+    """The patch names noted on the commits of revs."""
+    return {n for r in commits(repo, revs) for n in note_names(repo, r)}
+
+
+def set_note(repo: Path, rev: str, name: str) -> None:
+    """Note patch file name(s) on a commit (several names: one a line)."""
+    git("notes", f"--ref={NOTES_REF}", "add", "-f", "-m", name, rev, cwd=repo)
+
+
+def commits(repo: Path, revs: str) -> list[str]:
+    """Commit ids of revs, oldest first."""
+    return git("rev-list", "--reverse", revs, cwd=repo).split()
+
+
+def untracked(repo: Path) -> list[str]:
+    out = git("ls-files", "--others", "--exclude-standard", "-z", cwd=repo)
+    return [p for p in out.split("\0") if p]

@@ -1,0 +1,166 @@
+"""The tool's ground floor: its errors, the project root, progress lines, messages' paths,
+Ctrl-C holding and safe writes. Imports nothing of the tool.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+
+SERIES_BRANCH = "series"
+
+
+PYPI_PREFIX = "transformer_engine/"
+
+
+PATCH_GLOB = "*.patch"
+
+
+BACKUP_DIR = ".te-series-backup"
+
+
+class SeriesError(Exception):
+    """An error the user can act on. The message says what failed and how to recover."""
+
+
+class PatchFailed(SeriesError):
+    """`git am` stopped on a patch; the work tree is left at that patch for the user.
+
+    The message names the patch, file and hunk and quotes git; the caller adds where the
+    tree is and how to go on. `kind` says what happened: "conflict" (conflict markers in
+    the tree), "unapplied" (nothing of the patch was applied), "converted" (the patch file's
+    lines end in CRLF: a checkout converted it), "already" (git am made no
+    commit: the change is already in the tree) or "empty" (the patch has no diff).
+    """
+
+    def __init__(self, text: str, kind: str = "conflict"):
+        super().__init__(text)
+        self.kind = kind
+
+
+def project_root() -> Path:
+    """Root of the te-series checkout: $TE_SERIES_ROOT, else the folder holding patches/.
+
+    When $TE_SERIES_ROOT names one checkout and the current directory is inside another,
+    say which one is used: a variable left over from another shell must not go unnoticed.
+    """
+    here = Path.cwd().resolve()
+    found = next((d for d in (here, *here.parents) if (d / "patches" / "series").is_file()), None)
+    env = os.environ.get("TE_SERIES_ROOT")
+    if env:
+        root = Path(env).resolve()
+        if not (root / "patches" / "series").is_file():
+            raise SeriesError(
+                f"TE_SERIES_ROOT={env} has no patches/series; unset it (unset TE_SERIES_ROOT) "
+                "or point it at a te-series checkout"
+            )
+        if found is not None and found != root:
+            print(
+                f"te-series: warning: working on {root} (the te-series script you ran, or "
+                f"TE_SERIES_ROOT), not on the checkout you are in ({found}); to work on that "
+                "one, run its own ./te-series",
+                file=sys.stderr,
+            )
+        return root
+    if found is None:
+        raise SeriesError(
+            "no patches/series found here or above; run inside the te-series checkout"
+        )
+    return found
+
+
+def te_import_error(python: Path | str) -> str | None:
+    """Why `python` cannot import torch and TE's PyTorch ops (its last stderr line), or None."""
+    proc = subprocess.run(
+        [str(python), "-c", "import torch, transformer_engine.pytorch.ops"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode == 0:
+        return None
+    return (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+
+
+def cache_dir() -> Path:
+    """Cache for downloaded and built wheels, outside the repository."""
+    d = Path(os.environ.get("TE_SERIES_CACHE", Path.home() / ".cache" / "te-series"))
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def progress(msg: str) -> None:
+    """One line of progress on stderr, with a wall-clock stamp."""
+    print(f"[te-series {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def rel(path: Path, root: Path) -> str:
+    """path relative to root when it is inside, for messages."""
+    try:
+        return str(Path(path).resolve().relative_to(root.resolve())) or "."
+    except ValueError:
+        return str(path)
+
+
+# While a group of writes runs, Ctrl-C is held (no_interrupt) and git runs in its own
+# session, so a terminal's Ctrl-C (SIGINT to the whole foreground process group) cannot
+# kill git halfway through a write either.
+_HOLD = {"depth": 0}
+
+
+@contextlib.contextmanager
+def no_interrupt():
+    """Hold Ctrl-C until the block is done, so that a group of writes is all or nothing.
+
+    Nested blocks belong to the outermost one: only it raises the held KeyboardInterrupt.
+    """
+    if _HOLD["depth"]:
+        _HOLD["depth"] += 1
+        try:
+            yield
+        finally:
+            _HOLD["depth"] -= 1
+        return
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only
+        return
+    caught = []
+    old = signal.signal(signal.SIGINT, lambda *_: caught.append(1))
+    _HOLD["depth"] = 1
+    try:
+        yield
+    finally:
+        _HOLD["depth"] = 0
+        signal.signal(signal.SIGINT, old)
+    # A SIGINT that was ignored before (nohup, `cmd &` in a script) stays ignored.
+    if caught and old is not signal.SIG_IGN:
+        raise KeyboardInterrupt
+
+
+def read_text(path: Path, root: Path | None = None) -> str:
+    """A project text file as UTF-8; an error naming the file, line and byte when it is not."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")  # an editor's byte-order mark
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        label = rel(path, root) if root else str(path)
+        raise SeriesError(
+            f"{label} is not UTF-8 text: line {line}, column {col} has the byte "
+            f"0x{data[e.start]:02X}. Fix that line in an editor, or restore the file "
+            f"(git checkout -- {label})."
+        ) from None
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.te-series-tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)

@@ -1,0 +1,634 @@
+"""The work trees (fork/, fork.new/, fork-port/R/): their recorded state, what status says
+of them, how a stop or a Ctrl-C is resumed, the one apply loop, and rebuilds kept whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from .util import (
+    BACKUP_DIR,
+    no_interrupt,
+    PatchFailed,
+    progress,
+    read_text,
+    rel,
+    SeriesError,
+    write_atomic,
+)
+from .git import (
+    blob_id,
+    conflicted,
+    git,
+    git_path,
+    git_run,
+    git_said,
+    in_progress,
+    is_ancestor,
+    log1,
+    names_in,
+    object_id,
+    set_note,
+)
+from .series import read_patch, Series
+from .base import apply_prerequisites, Base, prerequisite_top
+
+
+@dataclasses.dataclass
+class State:
+    """What `apply` did in a work tree, kept at `git rev-parse --git-path te-series`."""
+
+    kind: str  # "git", "pypi" or "port"
+    base: str  # the commit the series applies on
+    patches_dir: str  # relative to the project root: patches or patches/port/<release>
+    patches: list[str]  # the series as applied, in order
+    applied: int = 0  # how many of them are in the tree
+    failed: str | None = None  # the patch `git am` stopped on
+    release: str | None = None
+    rebase_onto: str | None = None  # a `te-series rebase` not finished yet
+    target: str | None = None  # a port: the target release's own commit
+    # Blob id of each patch file the tree was made from (as each was applied), updated by
+    # every export: export refuses to overwrite a patch file that changed since.
+    recorded: dict[str, str] | None = None
+    skipped: list[str] = dataclasses.field(default_factory=list)  # apply --continue --skip
+    rebase_from: str | None = None  # HEAD before an unfinished te-series rebase
+    # The upstream commit (or release) below the prerequisites; `base` is their top, where
+    # the series starts. None: no prerequisites were looked at (a tree of an earlier tool).
+    upstream: str | None = None
+    # base.toml's prerequisites as this tree was made: PR number -> its commit here, or ""
+    # where the upstream commit already contains it.
+    prerequisites: dict[str, str] | None = None
+    rebase_prerequisites: dict[str, str] | None = None  # an unfinished rebase: carried ones
+
+    @property
+    def complete(self) -> bool:
+        return self.applied == len(self.patches)
+
+
+# What each type of a State field may hold in state.json: the record is checked against the
+# dataclass itself (its fields, their types, the ones without a default are required).
+_OF_TYPE = {
+    "str": lambda v: isinstance(v, str) and bool(v),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    "list[str]": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
+    "str | None": lambda v: v is None or isinstance(v, str),
+    "dict[str, str] | None": lambda v: v is None
+    or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values()))),
+}
+
+
+def state_file(repo: Path) -> Path:
+    return git_path(repo, "te-series") / "state.json"
+
+
+def read_state(repo: Path) -> State | None:
+    """The recorded state of a work tree; None when it has none; an error when unreadable."""
+    if not (repo / ".git").exists():
+        return None
+    path = state_file(repo)
+    if not path.is_file():
+        return None
+    problem = None
+    try:
+        raw = json.loads(read_text(path))
+    except (json.JSONDecodeError, SeriesError) as e:
+        raw, problem = None, f"it is not JSON ({e})"
+    if problem is None and not isinstance(raw, dict):
+        problem = "it is not a JSON object"
+    if problem is None:
+        fields = {f.name: f for f in dataclasses.fields(State)}
+        unknown = sorted(set(raw) - set(fields))
+        missing = [k for k, f in fields.items() if k not in raw and f.default is f.default_factory]
+        wrong = [k for k, v in raw.items() if k in fields and not _OF_TYPE[fields[k].type](v)
+                 or k == "kind" and v not in ("git", "pypi", "port")]  # fmt: skip
+        if unknown:
+            problem = f"unknown key(s) {', '.join(unknown)} (written by a newer te-series?)"
+        elif missing:
+            problem = f"missing key(s) {', '.join(missing)}"
+        elif wrong:
+            problem = f"bad value(s) for {', '.join(wrong)}"
+        elif raw["applied"] > len(raw["patches"]):
+            problem = "it says more patches are applied than it lists"
+    if problem:
+        raise SeriesError(
+            f"the te-series record of {repo} ({path}) cannot be read: {problem}. Without it "
+            "te-series cannot tell what the tree holds. Rebuild the tree (te-series apply "
+            "--force --te-src PATH, or port --edit --force --release R for a port tree): the "
+            "old tree is kept whole in .te-series-backup/."
+        )
+    return State(**raw)
+
+
+def write_state(repo: Path, state: State) -> None:
+    path = state_file(repo)
+    path.parent.mkdir(exist_ok=True)
+    write_atomic(path, json.dumps(dataclasses.asdict(state), indent=1).encode())
+
+
+def drop_args(names: list[str]) -> str:
+    """`--drop NAME` for each name, quoted for a shell (a name may hold spaces)."""
+    return " ".join(f"--drop {shlex.quote(n)}" for n in names)
+
+
+def count_patches(done: int, total: int) -> str:
+    """'patches 1-3 of 8', or 'none of the 8 patches'."""
+    return f"patches 1-{done} of {total}" if done else f"none of the {total} patch(es)"
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkTree:
+    """A work tree of the project: fork/, or a port's fork-port/<release>/, with the rebuild
+    of it that waits in <tree>.new/ until it is complete. The one place that knows their
+    paths and the commands that go with them."""
+
+    root: Path
+    release: str | None = None  # a port tree's release; None: fork/
+
+    @classmethod
+    def at(cls, path: Path) -> WorkTree:
+        """The work tree of one of its paths (fork/, fork.new/, fork-port/R/, .../R.new/)."""
+        path = Path(path)
+        if path.parent.name == "fork-port":
+            return cls(path.parent.parent, path.name.removesuffix(".new"))
+        return cls(path.parent)
+
+    @staticmethod
+    def existing(root: Path) -> list[Path]:
+        """fork/, fork.new/ and the port trees (and theirs), those that exist."""
+        found = [root / "fork", root / "fork.new"]
+        if (root / "fork-port").is_dir():
+            found += sorted((root / "fork-port").iterdir())
+        return [t for t in found if (t / ".git").exists()]
+
+    @property
+    def path(self) -> Path:
+        return (
+            self.root / "fork" if self.release is None else self.root / "fork-port" / self.release
+        )
+
+    @property
+    def new(self) -> Path:
+        return self.path.with_name(self.path.name + ".new")
+
+    @property
+    def current(self) -> Path:
+        """The tree --continue goes on with: the unfinished rebuild when there is one."""
+        return self.new if self.new.exists() else self.path
+
+    def verbs(self, state: State | None = None) -> dict[str, str]:
+        """The commands that go with this work tree."""
+        if self.release is not None:
+            r = self.release
+            return {
+                "export": f"te-series export --port {r}",
+                "continue": f"te-series apply --continue --port {r}",
+                "make": f"te-series port --edit --release {r}",
+                "rebuild": f"te-series port --edit --force --release {r}",
+            }
+        base = " --te-src PATH" if state is None or state.kind == "git" else ""
+        return {
+            "export": "te-series export",
+            "continue": "te-series apply --continue",
+            "make": f"te-series apply{base}",
+            "rebuild": f"te-series apply --force{base}",
+        }
+
+    def build(self, build, *, force: bool) -> list[str]:
+        """Build the tree in <tree>.new and swap it in only once complete.
+
+        `build(path)` makes the tree. If a patch stops it, the partial tree becomes the tree
+        when there was none, and stays in <tree>.new otherwise, so a failed rebuild never
+        takes the old tree away; the error says where it stopped and how to go on. Returns
+        what was backed up.
+        """
+        tree, new, root = self.path, self.new, self.root
+        stamp = backup_stamp(root)
+        verbs = self.verbs()
+        if new.exists():
+            if not force:
+                raise SeriesError(
+                    f"{rel(new, root)}/ holds an unfinished apply:\n{describe_tree(new, root)}\n"
+                    "Or start over with --force (it keeps that tree whole in a backup)."
+                )
+            for line in backup_tree(new, root, stamp):
+                print(f"kept: {line}")
+        if tree.exists() and not force:
+            raise SeriesError(
+                f"{rel(tree, root)}/ exists. Export its work first ({verbs['export']}), then "
+                f"rerun with --force to rebuild it (the old tree is kept whole in {BACKUP_DIR}/)."
+            )
+        for old in (new, tree):
+            if (old / ".git").is_file():
+                # A linked worktree or a separate git dir: its commits live elsewhere, so
+                # moving the tree into the backup would not keep them.
+                raise SeriesError(
+                    f"{rel(old, root)}/.git is a file ({(old / '.git').read_text().strip()}): "
+                    f"{rel(old, root)}/ keeps its commits elsewhere, so --force cannot keep them "
+                    f"in {BACKUP_DIR}/. Export its work first ({verbs['export']}), then remove "
+                    f"{rel(old, root)}/ yourself (e.g. git worktree remove) and apply again."
+                )
+        try:
+            build(new)
+        except (PatchFailed, KeyboardInterrupt) as err:
+            if new.exists() and read_state(new) is None:  # stopped before any patch
+                shutil.rmtree(new, ignore_errors=True)
+            elif new.exists() and not tree.exists():
+                new.rename(tree)
+            if isinstance(err, PatchFailed):
+                raise SeriesError(stopped_message(self.current, root, err)) from None
+            raise
+        except BaseException:
+            shutil.rmtree(new, ignore_errors=True)
+            raise
+        return swap_in(new, tree, root, stamp)
+
+    def finish(self, path: Path) -> list[str]:
+        """After --continue completed path: swap it in if it is the rebuild (keeping the old
+        tree whole); return what was kept."""
+        return swap_in(path, self.path, self.root) if path == self.new else []
+
+
+def stopped_message(tree: Path, root: Path, err: PatchFailed) -> str:
+    """The failure of a patch, plus where the tree is and how to go on (the one stop message
+    of apply, --continue, port --edit and build)."""
+    state = read_state(tree)
+    name = rel(tree, root)
+    wt = WorkTree.at(tree)
+    verbs = wt.verbs(state)
+    kind = getattr(err, "kind", "conflict")
+    text = str(err)
+    text += f"{name}/ holds {count_patches(state.applied, len(state.patches))}" + (
+        f"; apply stopped at {state.failed}.\n"
+        if kind in ("already", "empty")
+        else f" and git am is stopped on {state.failed}.\n"
+    )
+    if tree == wt.new:
+        old = rel(wt.path, root)
+        text += f"Your old {old}/ is untouched; the new tree waits in {name}/.\n"
+    skip = (
+        f"`{verbs['continue']} --skip` (export then needs {drop_args([state.failed])}, "
+        "which removes the patch file)"
+    )
+    if kind == "empty":
+        text += (
+            f"A patch needs a diff. Take it out of the series: remove its line from "
+            f"{state.patches_dir}/series, commit that, and rebuild ({verbs['rebuild']}); or "
+            f"give the patch file its diff; or skip it: {skip}.\n"
+        )
+    elif kind == "already":
+        text += (
+            f"Its change is in {name}/ already (upstream, or an earlier patch has it), so it "
+            f"would be no commit of its own. Take it out of the series: remove its line from "
+            f"{state.patches_dir}/series, commit that, and rebuild ({verbs['rebuild']}); "
+            f"or skip it: {skip}.\n"
+        )
+    elif kind == "converted":
+        folder = state.patches_dir
+        text += (
+            f"{folder}/{state.failed} has CRLF line ends from its first line on: a checkout "
+            f"converted it (core.autocrlf=true?), and git am cannot apply it so. The patch "
+            f"files are bytes: {folder}/.gitattributes (* -text) keeps them as committed. "
+            f"Write them again as committed (this drops uncommitted edits in {folder}/: commit "
+            f"or stash those first): git rm -r -q --cached {folder} && git checkout HEAD -- "
+            f"{folder}; then rebuild ({verbs['rebuild']}).\n"
+        )
+    elif kind == "unapplied":
+        text += (
+            f"Nothing of {state.failed} was applied (no conflict markers: git found no base "
+            f"to merge it on). Go on: make the change by hand in {name}/ and commit it (git "
+            f"-C {name} commit), then `{verbs['continue']}`; or fix the patch file, commit "
+            f"it, and rebuild ({verbs['rebuild']}); or skip it: {skip}.\n"
+        )
+    else:
+        text += (
+            f"Go on: fix the conflicts in {name}/ and `git -C {name} add` them (or "
+            f"`git -C {name} am --abort` and commit a fixed version of the change yourself), "
+            f"then `{verbs['continue']}`.\n"
+            f"Or skip the patch: {skip}.\n"
+        )
+    return text + "Until the series is complete, `te-series export` refuses to write patches/."
+
+
+def unfinished_port(tree: Path, root: Path, state: State | None) -> str | None:
+    """Why a port tree cannot be resumed, or None: its build stopped (a Ctrl-C) before the
+    port patches, so it holds the series on the pinned release, not a port; only building
+    it again makes one (tool-review-v7 #2)."""
+    if WorkTree.at(tree).release is None or state is None or state.kind == "port":
+        return None
+    return (
+        f"{rel(tree, root)}/ was interrupted while porting, before its port patches: it holds "
+        f"the series on its own base release {state.release}, not the port. Make the port "
+        f"again: {WorkTree.at(tree).verbs(state)['rebuild']} (the trees there are kept whole in "
+        f"{BACKUP_DIR}/)."
+    )
+
+
+def settle(tree: Path, state: State) -> State:
+    """The record brought up to the tree: a patch whose commit te-series' git am made and
+    noted counts as applied, though a Ctrl-C came before the record said so (the note is
+    the last git step of a patch, the record the next write). Status and --continue read
+    the tree through this, so neither takes an applied patch for one still to apply."""
+    if state.complete or state.rebase_onto or not is_ancestor(tree, state.base, "HEAD"):
+        return state
+    noted = names_in(tree, f"{state.base}..HEAD")
+    applied = state.applied
+    while applied < len(state.patches) and state.patches[applied] in noted:
+        applied += 1
+    if applied == state.applied:
+        return state
+    return dataclasses.replace(state, applied=applied, failed=None)
+
+
+def describe_tree(tree: Path, root: Path) -> str:
+    """Where a work tree stands and how to go on, from its recorded state."""
+    name = rel(tree, root) + "/"
+    try:
+        state = read_state(tree)
+        state = state and settle(tree, state)
+    except SeriesError as e:
+        return f"{name}: {e}"
+    if state is None:
+        return f"{name}: not made by te-series apply (no recorded state)"
+    why = unfinished_port(tree, root, state)
+    if why:
+        return why
+    verbs = WorkTree.at(tree).verbs(state)
+    # Skipped patches are no commits; after a rebase, only patches with a commit on the new
+    # base count.
+    done = [n for n in state.patches[: state.applied] if n not in state.skipped]
+    busy = in_progress(tree)
+    lost = []
+    if state.rebase_onto and not busy and is_ancestor(tree, state.rebase_onto, "HEAD"):
+        held = names_in(tree, f"{state.rebase_onto}..HEAD")
+        lost = [n for n in done if n not in held]
+        done = [n for n in done if n in held]
+    head = f"{name}: {len(done)} of {len(state.patches)} patch(es) of {state.patches_dir}/ applied"
+    if state.skipped:
+        head += f", {len(state.skipped)} skipped"
+    if lost:
+        head += f", {len(lost)} dropped by the rebase ({', '.join(lost)})"
+    if state.complete and not lost:
+        head += " (complete"
+        if state.skipped:
+            head += f"; skipped {', '.join(state.skipped)}: export needs --drop for each"
+        head += ")"
+    elif done and not state.complete:
+        head += f", last {done[-1]}"
+    lines = [head]
+    for pr, rev in (state.prerequisites or {}).items():
+        if rev:
+            subject = log1(tree, "%s", rev)
+            lines.append(
+                f"  upstream prerequisite #{pr}: applied as {rev[:12]} {subject!r}, below the "
+                "series (upstream's change: never exported)"
+            )
+        else:
+            lines.append(f"  upstream prerequisite #{pr}: already in the base (no commit)")
+    if not state.complete:
+        stop = "stopped on" if state.failed else "next is"
+        rest = ", ".join(state.patches[state.applied :])
+        lines.append(f"  {stop} {state.patches[state.applied]}; not applied yet: {rest}")
+    if busy:
+        lines.append(f"  {busy} is in progress in {name}")
+    if state.rebase_onto and busy == "a git rebase":
+        lines.append(
+            f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: resolve, "
+            f"git -C {name} rebase --continue, then te-series rebase --continue (or --abort)"
+        )
+    elif state.rebase_onto:
+        lines.append(
+            f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: "
+            "te-series rebase --continue (or --abort)"
+        )
+    elif not busy and not is_ancestor(tree, state.base, "HEAD"):
+        lines.append(
+            f"  HEAD does not descend from the series' base {state.base[:12]} (a prerequisite "
+            "or base commit was rewritten?): te-series export refuses and says how to go on"
+        )
+    elif not state.complete:
+        lines.append(
+            f"  go on: {verbs['continue']}; te-series export refuses until the series is complete"
+        )
+    elif busy:
+        lines.append("  finish or abort it before te-series export")
+    elif tree.name.endswith(".new"):
+        lines.append(f"  complete: {verbs['continue']} swaps it in")
+    return "\n".join(lines)
+
+
+# Folders of the project that te-series keeps (the series, work trees, backups): no --out
+# may write into them.
+OWN_DIRS = ("patches", "fork", "fork.new", "fork-port", BACKUP_DIR)
+
+
+def refuse_out(root: Path, out: Path, example: str, *, folder: bool) -> None:
+    """The checks every --out gets before any work: a folder (or a file) as the verb writes,
+    and not inside the series, a work tree or a backup."""
+    out = Path(out)
+    if folder and out.exists() and not out.is_dir():
+        raise SeriesError(f"--out {rel(out, root)} is a file; name a folder")
+    if not folder and out.is_dir():
+        raise SeriesError(f"--out {out} is a folder; name a file")
+    if not folder and not out.parent.is_dir():
+        raise SeriesError(f"--out {out}: folder {out.parent} does not exist")
+    for d in OWN_DIRS:
+        if Path(out).resolve().is_relative_to((root / d).resolve()):
+            raise SeriesError(
+                f"--out {rel(out, root)} is inside {d}/, which te-series keeps (the series, "
+                f"the work trees and their backups); writing there could overwrite them. "
+                f"Name a path outside them (e.g. {example})."
+            )
+
+
+def backup_stamp(root: Path) -> str:
+    """A fresh folder name under .te-series-backup/: the time, made unique."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    n = 1
+    while (root / BACKUP_DIR / stamp).exists():
+        n += 1
+        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{n}"
+    return stamp
+
+
+def backup_tree(tree: Path, root: Path, stamp: str) -> list[str]:
+    """Move a work tree whole into .te-series-backup/<stamp>/ before it is replaced.
+
+    A move keeps everything: all refs (branches, tags, notes, the stash and its reflog),
+    uncommitted edits, untracked and ignored files, nested repositories, an unfinished
+    am or rebase. On one file system it is a rename, so it is instant and cannot stop
+    halfway. Returns what was kept and how to get it back.
+    """
+    dest = root / BACKUP_DIR / stamp
+    dest.mkdir(parents=True, exist_ok=True)
+    target = dest / tree.name
+    shutil.move(str(tree), str(target))
+    where = rel(target, root)
+    return [
+        f"{rel(tree, root)}/ moved whole to {where}/ (commits, branches, tags, stashes, notes, "
+        f"uncommitted, untracked and ignored files); get its commits back with: git -C "
+        f"{rel(tree, root)} fetch {os.path.relpath(target, tree)} 'refs/*:refs/backup/*' "
+        f"(delete {where}/ once you no longer need it)"
+    ]
+
+
+def swap_in(new: Path, tree: Path, root: Path, stamp: str | None = None) -> list[str]:
+    """Replace tree by the complete tree new, keeping the old tree whole; return what was kept."""
+    kept = []
+    with no_interrupt():
+        if tree.exists():
+            kept = backup_tree(tree, root, stamp or backup_stamp(root))
+        new.rename(tree)
+    return kept
+
+
+def am(repo: Path, patch: Path, include: str | None = None) -> subprocess.CompletedProcess:
+    """`git am -3` one patch (authorship from the patch, committer te-series).
+
+    `--no-scissors`: a user's mailinfo.scissors must not cut messages. `--keep-cr`: a
+    patch's carriage returns are content (TE has CRLF files), which am strips by default.
+    """
+    args = ["am", "-3", "--keep-non-patch", "--no-scissors", "--keep-cr", "--empty=keep"]
+    if include:
+        args.append(f"--include={include}")
+    return git_run(*args, str(patch), cwd=repo)
+
+
+def abort_am(repo: Path) -> None:
+    git_run("am", "--abort", cwd=repo)
+
+
+def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> str:
+    """What failed: the file and hunk (from `git apply --check` against HEAD) and git's words."""
+    hunks = {f.path: f.hunks for f in read_patch(patch).files}
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        git("read-tree", "HEAD", cwd=repo, env=env)
+        args = ["apply", "--cached", "--check", "-v"] + (
+            [f"--include={include}"] if include else []
+        )
+        check = git_run(*args, str(patch), cwd=repo, env=env)
+    found = []
+    for m in re.finditer(r"^error: patch failed: (.+):(\d+)$", check.stderr, re.M):
+        path, line = m.group(1), m.group(2)
+        header = next((h for h in hunks.get(path, []) if h.startswith(f"@@ -{line},")), "")
+        found.append(f"file {path}, hunk at line {line} {header}".rstrip())
+    for m in re.finditer(
+        r"^error: (.+): (does not exist in index|already exists in index)$", check.stderr, re.M
+    ):
+        found.append(f"file {m.group(1)}: {m.group(2).replace('index', 'the tree')}")
+    if found:
+        where = "; ".join(found)
+    elif check.returncode != 0:
+        said = " ".join(l for l in check.stderr.splitlines() if l.strip())
+        where = f"git apply --check says: {said[-500:] or '(nothing)'}"
+    else:
+        where = "its diff applies on its own, so git am -3 failed for another reason (below)"
+    named = lambda l: re.sub(
+        r"^Patch failed at \d+ ", f"Patch failed at {patch.name}: ", l
+    )  # noqa: E731
+    text = f"patch {patch.name} does not apply: {where}\ngit am -3 says:\n"
+    text += git_said(proc, 30, named)
+    marked = conflicted(repo)
+    return text + (f"conflict markers in: {', '.join(marked)}\n" if marked else "")
+
+
+def record_file(state: State, path: Path) -> None:
+    """Note the blob id of a file of the series folder as this tree was made from it."""
+    if state.recorded is None:
+        state.recorded = {}
+    state.recorded[path.name] = blob_id(path.read_bytes()) if path.is_file() else ""
+
+
+def apply_one(repo: Path, patch: Path, include: str | None = None, stopped=lambda: None) -> None:
+    """`git am -3` one patch onto repo's HEAD: the one apply step (apply, check, pr). A patch
+    that does not make its commit raises PatchFailed, whose kind says why; `stopped()` runs
+    first (the record says where apply stopped before anything else is asked of git). A
+    failed am is left in progress (conflict markers and all)."""
+    name = patch.name
+    if not read_patch(patch).files:
+        stopped()
+        raise PatchFailed(f"patch {name} has no diff (an empty patch)\n", "empty")
+    before = object_id(repo, "HEAD")
+    proc = am(repo, patch, include)
+    if proc.returncode != 0:
+        stopped()
+        kind = "conflict" if conflicted(repo) else "unapplied"
+        if patch.read_bytes().split(b"\n", 1)[0].endswith(b"\r"):
+            kind = "converted"  # a checkout gave the patch file CRLF line ends
+        raise PatchFailed(failure_detail(repo, patch, include, proc), kind)
+    if object_id(repo, "HEAD") == before:
+        # "No changes -- Patch already applied": git am exits 0 without a commit. Noting
+        # HEAD would give the previous patch's commit this patch's name.
+        stopped()
+        raise PatchFailed(
+            f"patch {name} made no commit: its change is already in the tree (the base or an "
+            f"earlier patch has it; git am says: {' '.join(proc.stdout.split())[-300:] or 'nothing'})\n",
+            "already",
+        )
+
+
+def apply_patches(repo: Path, series: Series, state: State, include: str | None = None) -> None:
+    """`git am -3` the patches not applied yet, noting each commit's patch name.
+
+    The state is written after every patch, so an interrupted or failed apply says how
+    far it got. On a failure the am is left in progress and PatchFailed is raised.
+    """
+    total = len(state.patches)
+    while state.applied < total:
+        name = state.patches[state.applied]
+        progress(f"[{state.applied + 1}/{total}] git am -3 {name}")
+        record_file(state, series.dir / name)
+
+        def stopped() -> None:
+            state.failed = name
+            write_state(repo, state)
+
+        apply_one(repo, series.dir / name, include, stopped)
+        set_note(repo, "HEAD", name)
+        state.applied += 1
+        state.failed = None
+        write_state(repo, state)
+
+
+def new_state(kind: str, base: str, series: Series, names: list[str], **kw) -> State:
+    """A fresh state for a tree about to get `names` of `series` applied on `base`."""
+    return State(kind, base, rel(series.dir, series.root), names, recorded={}, **kw)
+
+
+def make_tree(
+    series: Series,
+    dest: Path,
+    *,
+    te_src: Path | None = None,
+    wheel: Path | None = None,
+) -> dict[str, list[str]]:
+    """Create dest from a base and apply the series. Returns the files not in this base.
+
+    A git base (te_src) is a TE checkout with the base commit; otherwise the pinned
+    release's wheel is the base and only transformer_engine/ hunks apply. Either way the
+    upstream prerequisites come first; the series starts at their top.
+    """
+    base = Base(series, te_src, wheel)
+    upstream = base.init(dest)
+    prereqs = apply_prerequisites(dest, series)
+    top = prerequisite_top(upstream, prereqs)
+    state = new_state(base.kind, top, series, series.names(), release=base.release,
+                      upstream=upstream, prerequisites=prereqs)  # fmt: skip
+    write_state(dest, state)
+    absent = base.check(dest)
+    apply_patches(dest, series, state, include=base.include)
+    return absent
+
+
+def report_absent(absent: dict[str, list[str]]) -> None:
+    for path, names in sorted(absent.items()):
+        print(f"not in this base: {path} (hunks of {', '.join(names)})")

@@ -1,0 +1,439 @@
+"""apply, apply --continue/--skip and --force: fork/ is built aside in fork.new/ and swapped in
+only when complete, the old tree kept whole; a stop names the patch, file and hunk, and its
+advice gets the user on (README: what the tool guarantees).
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+
+import pytest
+
+from te_series import git
+from te_series import worktree
+from te_series.worktree import read_state
+from series_helpers import (
+    add_copy_of_patch_2,
+    commit,
+    CONFLICTING,
+    GOOD_CHANGE,
+    GOOD_MSG,
+    interrupted_apply,
+    make_series,
+    move_upstream,
+    msg,
+    note,
+    patch_bytes,
+    rename_patch_2,
+    save,
+    sh,
+    SPACED,
+    stop_and_resolve,
+    te,
+)
+
+
+def test_failed_apply_names_patch_file_hunk_and_git_message(three, project, upstream, capsys):
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    name = three.names()[1]
+    assert f"patch {name} does not apply" in out
+    assert "file transformer_engine/pytorch/fuser.py, hunk at line 3 @@ -3,4 +3,4 @@" in out
+    assert "Patch failed at" in out  # git's own words, not only CONFLICT lines
+    assert "fork/ holds patches 1-1 of 3" in out
+    assert "te-series apply --continue" in out
+    state = read_state(project / "fork")
+    assert (state.applied, state.failed) == (1, name)
+
+
+def test_failed_apply_then_advice_then_export_refuses_and_names_drops(
+    three, project, upstream, capsys
+):
+    before = patch_bytes(three)
+    names = three.names()
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    fork = project / "fork"
+    # While git am is stopped, export says so.
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "git am in progress" in out
+    # The v1 advice: abort, fix the change by hand, commit, export.
+    sh("git", "am", "--abort", cwd=fork)
+    commit(fork, GOOD_CHANGE, GOOD_MSG)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "holds only 1 of the 3 patches" in out
+    assert f"would drop {names[1]}, {names[2]}" in out
+    assert patch_bytes(three) == before
+    assert three.names() == names
+
+
+def test_resume_after_fixed_patch_then_export_rewrites_only_it(three, project, upstream, capsys):
+    before = patch_bytes(three)
+    names = three.names()
+    fork = stop_and_resolve(project, upstream)
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 0, out
+    assert read_state(fork).complete
+    assert te("export")[0] == 0
+    after = patch_bytes(three)
+    assert after[names[0]] == before[names[0]]
+    assert after[names[2]] == before[names[2]]
+    assert b"list(set(values))" in after[names[1]]
+    assert three.names() == names
+
+
+def test_resume_after_user_commits_the_fixed_change(three, project, upstream):
+    names = three.names()
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    fork = project / "fork"
+    sh("git", "am", "--abort", cwd=fork)
+    commit(fork, GOOD_CHANGE, GOOD_MSG)
+    assert te("apply", "--continue")[0] == 0
+    assert te("export")[0] == 0
+    assert three.names() == names
+
+
+def test_force_keeps_the_old_fork_whole(three, project, upstream, capsys):
+    """D3: commits, a stash, a tag-only commit, ignored and untracked files, a nested repo."""
+    fork = project / "fork"
+    wip = commit(fork, {"tests/wip.py": "WIP = 1\n"}, msg("Work in progress"))
+    (fork / "tests/test_fuser.py").write_text("stashed = 1\n")
+    sh("git", "stash", "-q", cwd=fork)
+    tree = sh("git", "rev-parse", "HEAD^{tree}", cwd=fork).strip()
+    tagged = sh("git", "commit-tree", "-p", "HEAD", "-m", "tag-only work", tree, cwd=fork).strip()
+    sh("git", "tag", "keep", tagged, cwd=fork)
+    (fork / ".git" / "info" / "exclude").write_text("*.log\n")
+    (fork / "build.log").write_text("ignored\n")
+    (fork / "notes.txt").write_text("my notes\n")
+    sh("git", "init", "-q", str(fork / "scratch"), cwd=fork)
+    (fork / "scratch" / "x.txt").write_text("nested\n")
+    (fork / "tests/test_fuser.py").write_text("edited = 1\n")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    (backup,) = (project / ".te-series-backup").iterdir()
+    kept = backup / "fork"
+    assert f"fork/ moved whole to .te-series-backup/{backup.name}/fork/" in out
+    assert f"git -C fork fetch ../.te-series-backup/{backup.name}/fork" in out
+    assert (kept / "notes.txt").read_text() == "my notes\n"
+    assert (kept / "build.log").read_text() == "ignored\n"
+    assert (kept / "scratch" / "x.txt").read_text() == "nested\n"
+    assert (kept / "tests/test_fuser.py").read_text() == "edited = 1\n"
+    sh("git", "fetch", "-q", str(kept), "refs/*:refs/backup/*", cwd=fork)
+    assert sh("git", "log", "-1", "--format=%s", wip, cwd=fork).strip().endswith("in progress")
+    assert sh("git", "show", "refs/backup/stash:tests/test_fuser.py", cwd=fork) == "stashed = 1\n"
+    assert sh("git", "log", "-1", "--format=%s", "refs/backup/tags/keep", cwd=fork).strip() == (
+        "tag-only work"
+    )
+    assert read_state(fork).complete
+
+
+def test_failed_force_apply_leaves_old_fork(three, project, upstream, capsys):
+    fork = project / "fork"
+    wip = commit(fork, {"tests/wip.py": "WIP = 1\n"}, msg("Work in progress"))
+    move_upstream(project, upstream, CONFLICTING)
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert "Your old fork/ is untouched; the new tree waits in fork.new/" in out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == wip
+    assert read_state(project / "fork.new").applied == 1
+
+
+def test_apply_refuses_existing_fork(three, project, upstream, capsys):
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "fork/ exists" in out
+
+
+def test_skip_then_export_needs_drop(three, project, upstream, capsys):
+    names = three.names()
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    assert te("apply", "--continue", "--skip")[0] == 0
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"would drop {names[1]}" in out
+    assert te("export", "--drop", names[1])[0] == 0
+    assert len(three.names()) == 2
+
+
+def test_force_over_a_stopped_rebuild_keeps_it_whole(three, project, upstream, capsys):
+    move_upstream(project, upstream, CONFLICTING)
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 2
+    assert (project / "fork.new").exists()  # stopped on patch 2, conflict markers in it
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2  # stops again on the same patch
+    assert "fork.new/ moved whole to .te-series-backup/" in out
+    (backup,) = (project / ".te-series-backup").iterdir()
+    kept = backup / "fork.new"
+    assert read_state(kept).failed == three.names()[1]
+    assert "<<<<<<<" in (kept / "transformer_engine/pytorch/fuser.py").read_text()
+
+
+def test_a_patch_file_holding_two_mails_stops_apply_naming_the_line(three, project, upstream,
+                                                                   capsys):  # fmt: skip
+    """tool-review-v6 #23: git am would make two commits of it."""
+    first, second = three.paths()[1:]
+    first.write_bytes(first.read_bytes() + second.read_bytes())
+    three.series_file.write_text(three.series_file.read_text().replace(second.name + "\n", ""))
+    second.unlink()
+    save(project, "two mails in one file")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and f"{first.name} is 2 mails to git am" in out and "From 0000" in out, out
+
+
+def test_continue_after_the_stopped_patch_file_was_fixed(three, project, upstream, capsys):
+    """tool-review-v7 #5b: apply stopped on a damaged patch file, the file was fixed in
+    patches/, and --continue said "resolve the conflicts" (there are none) and would have
+    gone on with the old file. Its advice (abort that am, continue) applies the new file."""
+    name = three.names()[1]
+    path = three.dir / name
+    good = path.read_bytes()
+    path.write_bytes(good.replace(b' """Return values as a tuple."""', b" damaged context"))
+    save(project, "damage")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 2
+    new = project / "fork.new"
+    path.write_bytes(good)  # fixed, not committed yet
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 2 and f"patches/{name} changed since apply stopped on it" in out, out
+    assert "Resolve the conflicts" not in out
+    sh("git", "am", "--abort", cwd=new)  # the advice
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 0 and "(complete)" in out, out
+    assert not new.exists()
+    assert sh("git", "rev-list", "--count", "HEAD", cwd=project / "fork").strip() == "4"
+
+
+def test_continue_swaps_in_a_complete_rebuild(three, project, upstream, capsys, monkeypatch):
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    real = worktree.swap_in
+    monkeypatch.setattr(worktree, "swap_in", interrupted)
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 130
+    monkeypatch.setattr(worktree, "swap_in", real)
+    assert read_state(project / "fork.new").complete
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 0, out
+    assert not (project / "fork.new").exists() and "moved whole" in out
+    assert read_state(project / "fork").complete
+
+
+def test_status_names_a_skipped_patch(three, project, upstream, capsys):
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    assert te("apply", "--continue", "--skip")[0] == 0
+    rc, out = te("status", capsys=capsys)
+    assert rc == 0 and f"(complete; skipped {three.names()[1]}: export needs --drop" in out
+
+
+def test_continue_refuses_a_series_changed_since_apply(three, project, upstream, capsys):
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    three.series_file.write_text(three.series_file.read_text().splitlines()[1] + "\n")
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 2 and "patches/series changed since this apply started" in out
+    assert read_state(project / "fork").applied == 1
+
+
+def test_continue_after_committing_the_fix_with_git_commit(three, project, upstream, capsys):
+    names = three.names()
+    fork = stop_and_resolve(project, upstream)
+    sh("git", "commit", "-q", "-m", GOOD_MSG, cwd=fork)  # not git am --continue
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 0, out
+    assert read_state(fork).complete and git.in_progress(fork) is None
+    assert te("export")[0] == 0
+    assert three.names() == names
+
+
+def test_failure_names_git_apply_errors_and_the_patch(project, upstream, capsys):
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    (name,) = series.names()
+    path = series.dir / name
+    path.write_text(path.read_text().replace("@@ -3,4 +3,4 @@", "@@ -3,9 +3,9 @@"))
+    save(project)
+    shutil.rmtree(project / "fork")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert "git apply --check says:" in out and "applies on its own" not in out
+    assert f"Patch failed at {name}" in out
+    assert "fork/ holds none of the 1 patch(es)" in out
+
+
+def test_apply_without_force_leaves_an_unfinished_rebuild_alone(three, project, upstream, capsys):
+    move_upstream(project, upstream, CONFLICTING)
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 2
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "fork.new/ holds an unfinished apply" in out
+    assert read_state(project / "fork.new").failed == three.names()[1]
+    assert not (project / ".te-series-backup").exists()
+
+
+def test_continue_without_a_fix_says_the_patch_is_still_missing(three, project, upstream, capsys):
+    name = three.names()[1]
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    fork = project / "fork"
+    sh("git", "am", "--abort", cwd=fork)
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 2 and f"{name} is still not in fork/" in out
+    assert read_state(fork).applied == 1
+
+
+def test_apply_stops_on_a_patch_that_makes_no_commit(three, project, upstream, capsys):
+    names = three.names()
+    extra = add_copy_of_patch_2(three)
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert f"patch {extra} made no commit: its change is already in the tree" in out
+    assert "remove its line from patches/series" in out and "--continue --skip" in out
+    assert "fix the conflicts" not in out
+    new = project / "fork.new"
+    state = read_state(new)
+    assert (state.applied, state.failed) == (3, extra)
+    # The previous patch's commit keeps its own name.
+    assert note(new, "HEAD") == names[2]
+    rc, out = te("apply", "--continue", "--skip", capsys=capsys)
+    assert rc == 0, out
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"--drop {extra}" in out
+    assert (three.dir / extra).exists() and three.names() == [*names, extra]
+
+
+def test_patch_that_applies_nowhere_does_not_speak_of_conflicts(three, project, upstream, capsys):
+    names = three.names()
+    path = three.dir / names[1]
+    path.write_text(
+        path.read_text().replace(' """Return values as a tuple."""', ' """Hand edit."""')
+    )
+    save(project, "hand edit")
+    shutil.rmtree(project / "fork")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert f"Nothing of {names[1]} was applied (no conflict markers" in out
+    assert "fix the conflicts" not in out
+    assert "te-series apply --force --te-src PATH" in out
+
+
+def test_suggested_drop_commands_are_quoted(three, project, upstream, capsys):
+    rename_patch_2(three, project)
+    move_upstream(project, upstream, CONFLICTING)
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "export then needs --drop '0002 route é.patch'" in out
+    rc, out = te("apply", "--continue", "--skip", capsys=capsys)
+    assert rc == 0 and "say --drop '0002 route é.patch'" in out
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    command = out.split("say so: ")[1].split(". Otherwise")[0]
+    assert command == "te-series export --drop '0002 route é.patch'"
+    rc, out = te(*shlex.split(command)[1:], capsys=capsys)
+    assert rc == 0, out
+    assert SPACED not in three.names()
+
+
+def test_status_does_not_count_skipped_patches_as_applied(three, project, upstream, capsys):
+    names = three.names()
+    move_upstream(project, upstream, {**CONFLICTING, "tests/test_more.py": "X = 1\n"})
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 2
+    assert te("apply", "--continue", "--skip")[0] == 2  # patch 3 stops too
+    rc, out = te("status", capsys=capsys)
+    assert f"fork.new/: 1 of 3 patch(es) of patches/ applied, 1 skipped, last {names[0]}" in out
+    assert te("apply", "--continue", "--skip")[0] == 0
+    rc, out = te("status", capsys=capsys)
+    assert "fork/: 1 of 3 patch(es) of patches/ applied, 2 skipped (complete; skipped" in out
+
+
+def test_apply_says_a_patch_has_no_diff(three, project, upstream, capsys):
+    first = three.names()[0]
+    text = (three.dir / first).read_text()
+    empty = "0004-PyTorch-Nothing.patch"
+    (three.dir / empty).write_text(
+        text.split("\n---\n")[0].replace("Raise VALUE", "Nothing") + "\n---\n2.39.5\n\n"
+    )
+    three.series_file.write_text(three.series_file.read_text() + empty + "\n")
+    save(project, "empty patch")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert f"patch {empty} has no diff (an empty patch)" in out
+    assert "remove its line from patches/series" in out and "--continue --skip" in out
+    assert "no conflict markers" not in out
+
+
+def test_force_refuses_a_fork_whose_git_dir_lives_elsewhere(three, project, upstream, capsys):
+    fork = project / "fork"
+    (fork / ".git").rename(project / ".sepgit")
+    (fork / ".git").write_text("gitdir: ../.sepgit\n")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "fork/.git is a file" in out and "git worktree remove" in out
+    assert (fork / ".git").is_file() and (project / ".sepgit").is_dir()
+    assert not (project / ".te-series-backup").exists()
+
+
+def test_continue_refuses_while_a_rebase_is_in_progress(
+    three, project, upstream, capsys, monkeypatch
+):
+    fork = interrupted_apply(project, upstream, monkeypatch)
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"}
+    sh("git", "rebase", "-q", "-i", "HEAD~1", cwd=fork, env=env)
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 2 and "a git rebase is in progress in fork/; finish or abort it first" in out
+    assert git.in_progress(fork) == "a git rebase"
+    assert read_state(fork).applied == 1
+
+
+@pytest.mark.parametrize(
+    "kind, advice",
+    [
+        ("unapplied", "by hand"),
+        ("unapplied", "fix the patch file"),
+        ("already", "remove its line"),
+        ("empty", "remove its line"),
+    ],
+)
+def test_each_advice_of_a_stop_gets_apply_past_it(three, project, upstream, capsys, kind, advice):
+    """Issue 17 item 5: the stop message's advice, followed as written, gets apply done."""
+    names = three.names()
+    patch = three.dir / names[1]
+    good = patch.read_text()
+    if kind == "unapplied":  # nothing of it applies (a hand edit of its context)
+        patch.write_text(good.replace(' """Return values as a tuple."""', ' """Hand edit."""'))
+        save(project, "hand edit")
+        stopped = names[1]
+    elif kind == "already":
+        stopped = add_copy_of_patch_2(three)
+    else:
+        stopped = "0004-PyTorch-Nothing.patch"
+        (three.dir / stopped).write_text(good.split("\n---\n")[0] + "\n---\n2.39.5\n\n")
+        three.series_file.write_text(three.series_file.read_text() + stopped + "\n")
+        save(project, "empty patch")
+    shutil.rmtree(project / "fork")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and stopped in out, out
+    assert advice in out, out
+    fork = project / "fork"
+    if advice == "by hand":  # "make the change by hand in fork/ and commit it, then continue"
+        for path, text in GOOD_CHANGE.items():
+            (fork / path).write_text(text)
+        sh("git", "add", "-A", cwd=fork)
+        sh("git", "commit", "-q", "-m", GOOD_MSG, cwd=fork)
+        rc, out = te("apply", "--continue", capsys=capsys)
+    else:  # fix the patch file (or take it out of series), commit that, and rebuild
+        if advice == "fix the patch file":
+            patch.write_text(good)
+        else:
+            three.series_file.write_text(three.series_file.read_text().replace(stopped + "\n", ""))
+        save(project, "fixed")
+        rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    state = read_state(fork)
+    assert state.complete and not (project / "fork.new").exists()
+    assert te("export", "--dry-run")[0] == 0

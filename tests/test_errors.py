@@ -1,0 +1,191 @@
+"""Every error is one message that names the patch, file, line or key and says how to go on;
+a bug is one line too (README guarantees).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from te_series import series
+from te_series.util import SeriesError
+from te_series.worktree import read_state
+from te_series.worktree import state_file
+from series_helpers import group_all, PLACEHOLDER, save, te, WHO
+
+
+def test_series_missing_patch_is_refused_before_apply(three, project, upstream, capsys):
+    shutil.rmtree(project / "fork")
+    lines = three.series_file.read_text().splitlines()
+    lines.insert(2, "0042-missing.patch")
+    three.series_file.write_text("\n".join(lines) + "\n")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert "patches/series line 3 names 0042-missing.patch, which does not exist" in out
+    assert "Traceback" not in out
+    assert not (project / "fork").exists() and not (project / "fork.new").exists()
+
+
+def test_series_duplicate_line_is_named_with_lines(three, project, upstream, capsys):
+    shutil.rmtree(project / "fork")
+    names = three.names()
+    three.series_file.write_text("\n".join(["# order", *names, names[0]]) + "\n")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert f"lists {names[0]} twice (lines 2 and 5)" in out
+    assert not (project / "fork").exists()
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        (None, "patches/base.toml not found"),
+        ("[upstream\ncommit = 1\n", "patches/base.toml is not valid TOML"),
+        ('[pypi]\nrelease = "9.9.9"\n', "patches/base.toml lacks `commit` in [upstream]"),
+    ],
+)
+def test_corrupt_base_toml_is_a_clear_error(project, upstream, capsys, text, says):
+    toml = project / "patches" / "base.toml"
+    if text is None:
+        toml.unlink()
+    else:
+        toml.write_text(text)
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2
+    assert says in out
+    assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("kind", ["missing", "not-zip", "no-package"])
+def test_bad_wheel_is_a_clear_error(project, tmp_path, capsys, kind):
+    wheel = tmp_path / "w.whl"
+    if kind == "not-zip":
+        wheel.write_text("not a zip")
+    elif kind == "no-package":
+        import zipfile
+
+        with zipfile.ZipFile(wheel, "w") as zf:
+            zf.writestr("other/x.py", "x = 1\n")
+    rc, out = te("apply", "--wheel", str(wheel), capsys=capsys)
+    assert rc == 2 and "Traceback" not in out
+    says = {
+        "missing": "does not exist",
+        "not-zip": "not a zip",
+        "no-package": "no transformer_engine/",
+    }
+    assert says[kind] in out
+    assert not (project / "fork").exists() and not (project / "fork.new").exists()
+
+
+def test_a_byte_order_mark_in_series_and_base_toml_is_read_past(three, project, upstream):
+    """tool-review-v6 #12: an editor's BOM is no part of the first line."""
+    for f in (three.series_file, project / "patches" / "base.toml"):
+        f.write_bytes(b"\xef\xbb\xbf" + f.read_bytes())
+    save(project, "BOMs")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    assert len(three.names()) == 3
+
+
+def test_series_line_must_name_a_patch_file(three, project, upstream, capsys):
+    shutil.rmtree(project / "fork")
+    three.series_file.write_text(three.series_file.read_text() + "base.toml\n")
+    rc, out = te("apply", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "line 5 names base.toml, which is not a patch file" in out
+    assert not (project / "fork").exists()
+
+
+def test_wheel_and_te_src_exclude_each_other(project, upstream, tmp_path, capsys):
+    with pytest.raises(SystemExit) as err:
+        te("apply", "--te-src", str(upstream), "--wheel", str(tmp_path / "w.whl"))
+    assert err.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["series", "base.toml"])
+def test_non_utf8_project_file_is_named_with_its_line(three, project, upstream, capsys, where):
+    path = project / "patches" / where
+    path.write_bytes(path.read_bytes() + b"# caf\xe9\n")
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "Traceback" not in out
+    line = len(path.read_bytes().splitlines())
+    assert f"patches/{where} is not UTF-8 text: line {line}, column 6 has the byte 0xE9" in out
+
+
+@pytest.mark.parametrize(
+    "old, new, args, says",
+    [
+        ("commit = ", "commit = 123 #", ["export", "--dry-run"], "[upstream] commit = 123 is not"),
+        ('targets = ["10.0.0"]', 'targets = "10.0.0"', ["port"], "[port] targets = '10.0.0'"),
+        ('release = "9.9.9"', 'release = ["9.9.9"]', ["port"], "[pypi] release = ['9.9.9']"),
+    ],
+)
+def test_base_toml_values_of_the_wrong_type(three, project, capsys, old, new, args, says):
+    toml = project / "patches" / "base.toml"
+    toml.write_text(toml.read_text().replace(old, new))
+    rc, out = te(*args, capsys=capsys)
+    assert rc == 2 and says in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("value", ["5", '"nobody"', '["A <a@b.org>"]'])
+def test_placeholder_identity_must_be_name_and_email(project, value):
+    toml = project / "patches" / "base.toml"
+    toml.write_text(toml.read_text().replace(f'"{PLACEHOLDER}"', value))
+    with pytest.raises(SeriesError) as err:
+        series.load_series(project).base_value("series", "placeholder_identity")
+    said = str(err.value)
+    assert "patches/base.toml [series] placeholder_identity = " in said
+    assert 'is not "Name <email>"' in said
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [('{"kind": "git"', "it is not JSON"), (None, "unknown key(s) future")],
+)
+def test_unreadable_state_is_named(three, project, capsys, text, says):
+    path = state_file(project / "fork")
+    if text is None:
+        text = json.dumps({**json.loads(path.read_text()), "future": 1})
+    path.write_text(text)
+    rc, out = te("status", capsys=capsys)
+    assert rc == 0 and says in out and "state.json" in out
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and says in out and "Traceback" not in out
+    with pytest.raises(SeriesError):
+        read_state(project / "fork")
+
+
+def test_a_bug_is_one_message_without_traceback(three, project, capsys, monkeypatch):
+    from te_series import status
+
+    def broken(args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(status, "run", broken)
+    rc, out = te("status", capsys=capsys)
+    assert rc == 3 and "te-series status: internal error: RuntimeError: boom" in out
+    assert "TE_SERIES_DEBUG=1" in out and "Traceback" not in out
+    monkeypatch.setenv("TE_SERIES_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        te("status")
+
+
+@pytest.mark.parametrize("verb", ["pr", "port", "range-diff"])
+def test_an_out_of_the_wrong_kind_is_refused_before_any_work(three, project, upstream, tmp_path,
+                                                             capsys, verb):  # fmt: skip
+    """Every --out gets the same first checks (worktree.refuse_out): a file where a folder is
+    written, a folder where a file is, and nothing is written."""
+    file_, folder = tmp_path / "f", tmp_path / "d"
+    file_.write_text("x\n")
+    folder.mkdir()
+    group_all(three, project)
+    args = {
+        "pr": ["pr", "--te-src", str(upstream), *WHO, "--out", str(file_)],
+        "port": ["port", "--out", str(file_)],
+        "range-diff": ["range-diff", "HEAD", "--out", str(folder)],
+    }[verb]
+    rc, out = te(*args, capsys=capsys)
+    said = "is a folder; name a file" if verb == "range-diff" else "is a file; name a folder"
+    assert rc == 2 and said in out, out
+    assert file_.read_text() == "x\n" and not any(folder.iterdir())

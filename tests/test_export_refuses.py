@@ -1,0 +1,547 @@
+"""export writes only from a fork/ that holds the whole series, never undoes a change to
+patches/ it did not make, and refuses what git am would read back differently: each
+refusal leaves patches/ as it was, and its advice gets export going (README guarantees).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+
+import pytest
+
+from te_series.git import NOTES_REF
+from te_series.worktree import read_state
+from te_series.worktree import state_file
+from series_helpers import (
+    commit,
+    commit_amend,
+    CONFLICTING,
+    GOOD_CHANGE,
+    GOOD_MSG,
+    make_series,
+    make_wheel,
+    move_upstream,
+    msg,
+    patch_bytes,
+    reword,
+    reword_line,
+    save,
+    sh,
+    te,
+)
+
+
+def test_export_refuses_uncommitted_patch_edits(three, project, capsys):
+    name = three.names()[0]
+    path = three.dir / name
+    path.write_text(path.read_text().replace("Because it helps.", "Because it helps a lot."))
+    edited = path.read_bytes()
+    reword(project / "fork", "HEAD~3", "s/helps/really.helps/")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2, out
+    assert "uncommitted edits" in out and name in out
+    assert path.read_bytes() == edited
+
+
+def test_export_refuses_untracked_files_in_fork(three, project, capsys):
+    (project / "fork" / "tests" / "new_test.py").write_text("x = 1\n")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "untracked files" in out and "tests/new_test.py" in out
+
+
+def test_export_refuses_uncommitted_fork_edits(three, project, capsys):
+    (project / "fork" / "tests" / "test_fuser.py").write_text("edited = 1\n")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "uncommitted edits" in out
+
+
+def test_export_refuses_other_branch(three, project, capsys):
+    sh("git", "checkout", "-q", "-b", "elsewhere", cwd=project / "fork")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "not on 'series'" in out
+
+
+@pytest.mark.parametrize("how", ["renamed", "tag", "bisect"])
+def test_the_branch_advice_gets_back_to_series(three, project, capsys, how):
+    """tool-review-v6 #13: a renamed branch, a tag named series, a bisect: each message's
+    command gets export going."""
+    fork = project / "fork"
+    if how == "renamed":
+        sh("git", "branch", "-m", "series", "my-work", cwd=fork)
+    elif how == "tag":
+        sh("git", "tag", "series", "HEAD~2", cwd=fork)
+    else:
+        sh("git", "bisect", "start", "HEAD", "HEAD~2", cwd=fork)
+        assert "a git bisect is in progress" in te("status", capsys=capsys)[1]
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    if how == "tag":  # a tag of that name is no reason to refuse: HEAD is the branch
+        assert rc == 0 and out.count("unchanged") == 3, out
+        return
+    assert rc == 2, out
+    command = re.search(r"\((git -C fork [^)]*)\)", out).group(1)
+    sh("git", *command.split()[3:], cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and out.count("unchanged") == 3, out
+
+
+def test_export_dry_run_writes_nothing(three, project, capsys):
+    before = patch_bytes(three)
+    series_text = three.series_file.read_text()
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0
+    assert f"would rename {three.names()[2]} -> 0003-PyTorch-Test-more-things.patch" in out
+    assert "would rewrite patches/series" in out
+    assert patch_bytes(three) == before
+    assert three.series_file.read_text() == series_text
+
+
+def test_export_drop_must_be_explicit(three, project, capsys):
+    names = three.names()
+    sh("git", "reset", "-q", "--hard", "HEAD~1", cwd=project / "fork")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert f"would drop {names[2]}" in out and f"--drop {names[2]}" in out
+    assert (three.dir / names[2]).exists()
+    rc, out = te("export", "--drop", "nope.patch", capsys=capsys)
+    assert rc == 2 and "not in patches/series" in out
+    rc, out = te("export", "--drop", names[1], capsys=capsys)
+    assert rc == 2 and "still holds it" in out
+    assert te("export", "--drop", names[2])[0] == 0
+    assert three.names() == names[:2]
+    assert not (three.dir / names[2]).exists()
+
+
+def test_a_push_to_a_remote_of_yours_does_not_make_a_commit_upstream(three, project, capsys):
+    """tool-review-v6 #7: only origin's refs (and tags) are upstream's."""
+    fork = project / "fork"
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))
+    sh("git", "update-ref", "refs/remotes/mine/series", "HEAD", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and "add 0004-PyTorch-Add-d.patch (a new commit)" in out, out
+
+
+def test_export_refuses_merge_commits(three, project, capsys):
+    fork = project / "fork"
+    sh("git", "checkout", "-q", "-b", "side", "HEAD~1", cwd=fork)
+    commit(fork, {"tests/side.py": "S = 1\n"}, msg("Side"))
+    sh("git", "checkout", "-q", "series", cwd=fork)
+    sh("git", "merge", "-q", "--no-edit", "side", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "merge commit" in out
+
+
+def test_export_refuses_head_not_on_the_base(three, project, capsys):
+    fork = project / "fork"
+    sh("git", "checkout", "-q", "--orphan", "other", cwd=fork)
+    commit(fork, {"x.py": "X = 1\n"}, msg("Unrelated"))
+    sh("git", "checkout", "-q", "-B", "series", "other", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "does not descend from the series' base" in out
+
+
+def test_export_refuses_fork_without_apply_record(three, project, capsys):
+    fork = project / "fork"
+    (fork / sh("git", "rev-parse", "--git-path", "te-series/state.json", cwd=fork).strip()).unlink()
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "no te-series apply record" in out
+
+
+def test_export_refuses_a_message_line_git_mailsplit_reads_as_a_new_mail(three, project, capsys):
+    """tool-review-v6 #2: git am splits the file at a "From <word> <date>" line; export's
+    round trip reads the patch the way am does (mailsplit, then mailinfo)."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    line = "From upstream Mon Sep 17 00:00:00 2001"
+    message = f"[PyTorch] Note\n\nQuoting:\n{line}\nkeeps this line.\n\nSigned-off-by: D <d@x.org>"
+    commit(fork, {"tests/e.py": "E = 1\n"}, message)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"message line 4, {line!r}" in out and "mailsplit" in out, out
+    assert patch_bytes(three) == before
+    # The advice: indent the line; then the export goes through.
+    sh("git", "commit", "-q", "--amend", "-m", message.replace(line, "  " + line), cwd=fork)
+    assert te("export")[0] == 0
+
+
+def test_export_says_a_rename_would_overwrite_a_file_in_no_series(three, project, capsys):
+    """tool-review-v6 #11: the name a rename would take is held by an unlisted file."""
+    (three.dir / "0003-PyTorch-Renamed.patch").write_text("old\n")
+    save(project, "an old file")
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", msg("Renamed"), cwd=fork)  # the note follows
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "0003-PyTorch-Renamed.patch exist(s) but is in no series" in out, out
+    sh("git", "rm", "-q", "patches/0003-PyTorch-Renamed.patch", cwd=project)
+    save(project, "move it away")
+    assert te("export")[0] == 0  # the advice gets past it
+
+
+def test_uncommitted_edits_fork_was_made_from_are_named_as_in_fork(three, project, upstream,
+                                                                    capsys):  # fmt: skip
+    """tool-review-v6 #19: edits made before apply are in fork/; say to commit them."""
+    p = three.paths()[2]
+    p.write_text(p.read_text().replace("Because it helps.", "Because it helps a lot."))
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    fork = project / "fork"
+    message = sh("git", "log", "-1", "--format=%B", "HEAD", cwd=fork)
+    sh("git", "commit", "-q", "--amend", "-m", message.replace("a lot", "a lot, again"), cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "was made from these edits, so it holds them" in out, out
+    save(project, "the edit")
+    assert te("export")[0] == 0
+
+
+def test_export_refuses_conflict_markers_added_by_a_commit(three, project, capsys):
+    """tool-review-v6 #22: an unresolved conflict committed with git add -A."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    marked = "<<<<<<< HEAD\nA = 1\n=======\nA = 2\n>>>>>>> theirs\n"
+    commit(fork, {"tests/c.py": marked}, msg("Add c"))
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "conflict markers" in out and "tests/c.py" in out, out
+    assert patch_bytes(three) == before
+    commit(fork, {"tests/c.py": "A = 2\n"}, msg("Add c"))
+    sh("git", "reset", "-q", "--soft", "HEAD~2", cwd=fork)
+    sh("git", "commit", "-q", "-m", msg("Add c"), cwd=fork)
+    assert te("export")[0] == 0  # resolved and amended: it goes through
+
+
+def test_export_refuses_fixup_commits_and_autosquash_gets_past(three, project, capsys):
+    """tool-review-v6 #21."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    commit(fork, {"tests/test_more.py": "def test_y():\n    assert 2\n"}, "fixup! x")
+    sh("git", "commit", "-q", "--amend", "-m",
+       "fixup! " + sh("git", "log", "-1", "--format=%s", "HEAD~1", cwd=fork).strip(),
+       cwd=fork)  # fmt: skip
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "fixup commit(s) not squashed yet" in out, out
+    assert patch_bytes(three) == before
+    command = re.search(r"Squash them: (git -C fork rebase -i --autosquash \S+),", out).group(1)
+    sh("git", *command.split()[3:], cwd=fork, env={"GIT_SEQUENCE_EDITOR": "true"})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "change 0003-PyTorch-Test-more.patch" in out, out
+
+
+def test_the_advice_for_uncommitted_patch_edits_gets_export_going(three, project, capsys):
+    """tool-review-v7 #5a: the advice names the edited files (not all of patches/) and its
+    command to throw the edits away works."""
+    name = three.names()[0]
+    path = three.dir / name
+    path.write_text(path.read_text().replace("Because it helps.", "Because it helps a lot."))
+    reword(project / "fork", "HEAD~3", "s/helps/really.helps/")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"git checkout HEAD -- patches/{name}" in out, out
+    assert "git checkout -- patches." not in out
+    sh("git", "checkout", "HEAD", "--", f"patches/{name}", cwd=project)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+
+
+def test_an_untracked_draft_in_patches_is_named_as_such(three, project, capsys, tmp_path):
+    """tool-review-v7 #5a: an untracked draft with the name a new commit gets: the advice
+    was to commit and rebuild (the draft is in no series) or `git checkout -- patches`
+    (which leaves an untracked file, and reverts every other edit)."""
+    fork = project / "fork"
+    commit(fork, {"tests/new.py": "N = 1\n"}, msg("New thing"))
+    draft = three.dir / "0004-PyTorch-New-thing.patch"
+    draft.write_text("my draft\n")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "0004-PyTorch-New-thing.patch: in no commit (untracked)" in out, out
+    assert "move it out of patches/" in out
+    assert "git checkout" not in out and "rebuild" not in out
+    assert draft.read_text() == "my draft\n"
+    draft.rename(tmp_path / "draft.patch")  # the advice: move it out
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert (tmp_path / "draft.patch").read_text() == "my draft\n"
+
+
+def test_export_refuses_to_revert_a_patch_committed_after_apply(three, project, capsys):
+    name = three.names()[0]
+    path = three.dir / name
+    path.write_text(path.read_text().replace("Because it helps.", "Because it really helps."))
+    save(project, "a colleague's fix")  # e.g. arrived with git pull
+    pulled = path.read_bytes()
+    fork = project / "fork"
+    reword_line(fork, "HEAD~3", 3, "s/Test.more/Test.more.things/")  # a change of one's own too
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"patches/{name} changed since fork/ was made from it" in out
+    assert path.read_bytes() == pulled
+    # --dry-run shows the plan, then why export refuses (m3).
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "would rename" in out and "export refuses to write now" in out
+    # Make the same change in fork/: now export has nothing to undo.
+    reword_line(fork, "HEAD~3", 1, "s/Because.it.helps/Because it really helps/")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert path.read_bytes() == pulled
+
+
+def test_export_refuses_to_undo_a_reordered_series(three, project, capsys):
+    a, b, c = three.names()
+    three.series_file.write_text(f"# order\n{b}\n{a}\n{c}\n")
+    save(project, "reorder")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "patches/series (its list of patches) changed since" in out
+    assert three.names() == [b, a, c]
+
+
+def test_export_refuses_a_fork_without_a_patch_record(three, project, capsys):
+    fork = project / "fork"
+    path = state_file(fork)
+    raw = json.loads(path.read_text())
+    raw.pop("recorded")
+    path.write_text(json.dumps(raw))
+    reword_line(fork, "HEAD~3", 1, "s/Raise/Lift/")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "made by an earlier te-series" in out
+
+
+@pytest.mark.parametrize("line", ["---", "diff --git a/foo b/foo"])
+def test_export_refuses_a_message_git_am_would_cut(three, project, capsys, line):
+    before = patch_bytes(three)
+    fork = project / "fork"
+    message = f"[PyTorch] Add e\n\nNumbers:\n{line}\nbefore: 10 ms\n\nSigned-off-by: D <d@x.org>"
+    commit(fork, {"tests/e.py": "E = 1\n"}, message)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"message line 4, {line!r}" in out
+    assert patch_bytes(three) == before
+
+
+def test_squashed_patch_needs_drop_and_drop_is_accepted(three, project, capsys):
+    names = three.names()
+    fork = project / "fork"
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 2s/^pick/squash/", "GIT_EDITOR": "true"}
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=env)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"{names[1]}: squashed into another patch's commit" in out
+    assert patch_bytes(three).keys() == set(names)
+    rc, out = te("export", "--drop", names[1], capsys=capsys)
+    assert rc == 0, out
+    assert f"remove {names[1]} (dropped)" in out
+    assert three.names() == [names[0], "0002-PyTorch-Test-more.patch"]
+
+
+def test_export_refuses_an_upstream_commit_fetched_by_tag(three, project, upstream, capsys):
+    before = patch_bytes(three)
+    sh("git", "checkout", "-q", "-b", "t", cwd=upstream)
+    commit(upstream, {"README": "pr\n"}, "Upstream PR commit")
+    sh("git", "tag", "pr-123", cwd=upstream)
+    sh("git", "checkout", "-q", "main", cwd=upstream)
+    sh("git", "branch", "-q", "-D", "t", cwd=upstream)
+    fork = project / "fork"
+    sh("git", "fetch", "-q", str(upstream), "tag", "pr-123", cwd=fork)
+    sh("git", "rebase", "-q", "pr-123", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "1 upstream commit(s)" in out and "Upstream PR commit (on pr-123)" in out
+    assert patch_bytes(three) == before
+
+
+def test_export_refuses_an_unnoted_commit_below_the_series(three, project, upstream, capsys):
+    sh("git", "checkout", "-q", "-b", "t", cwd=upstream)
+    sha = commit(upstream, {"README": "pr\n"}, "Upstream PR commit")
+    sh("git", "checkout", "-q", "main", cwd=upstream)
+    fork = project / "fork"
+    sh("git", "fetch", "-q", str(upstream), sha, cwd=fork)
+    sh("git", "rebase", "-q", "FETCH_HEAD", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "Upstream PR commit (below the first series patch)" in out
+
+
+def test_export_refuses_an_upstream_commit_on_a_tag_before_any_patch(project, upstream, capsys):
+    """W10: a tag's commit is upstream's even where no series commit sits above it."""
+    make_series(project, upstream, [])
+    sh("git", "checkout", "-q", "-b", "t", cwd=upstream)
+    commit(upstream, {"README": "pr\n"}, "Upstream PR commit")
+    sh("git", "tag", "pr-123", cwd=upstream)
+    sh("git", "checkout", "-q", "main", cwd=upstream)
+    fork = project / "fork"
+    sh("git", "fetch", "-q", str(upstream), "tag", "pr-123", cwd=fork)
+    sh("git", "merge", "-q", "--ff-only", "pr-123", cwd=fork)
+    commit(fork, {"tests/a.py": "A = 1\n"}, msg("Add a"))
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "Upstream PR commit (on pr-123)" in out
+
+
+def test_export_refuses_an_upstream_commit_on_a_remote_branch_above_the_series(
+    three, project, upstream, capsys
+):
+    """W10: upstream took the series as it is and built on it; fork/ fast-forwarded to that.
+    The commit on top is on a remote-tracking branch, so it is upstream's, not a new patch."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    sh("git", "fetch", "-q", str(fork), "series", cwd=upstream)
+    sh("git", "checkout", "-q", "-b", "taken", "FETCH_HEAD", cwd=upstream)
+    commit(upstream, {"README": "later\n"}, "Upstream follow-up")
+    sh("git", "checkout", "-q", "main", cwd=upstream)
+    sh("git", "fetch", "-q", "origin", cwd=fork)
+    sh("git", "merge", "-q", "--ff-only", "origin/taken", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "1 upstream commit(s)" in out
+    assert "Upstream follow-up (on origin/taken)" in out
+    assert patch_bytes(three) == before
+
+
+def test_export_refuses_an_author_git_am_would_read_back_differently(three, project, capsys):
+    before = patch_bytes(three)
+    fork = project / "fork"
+    (fork / "tests" / "e.py").write_text("E = 1\n")
+    sh("git", "add", "-A", cwd=fork)
+    sh("git", "commit", "-q", "-m", msg("Add e"), cwd=fork, env={"GIT_AUTHOR_NAME": "Dev  Two"})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "its author 'Dev  Two <dev@example.com>' would come back from the patch as " in out
+    assert "'Dev Two <dev@example.com>'" in out
+    assert patch_bytes(three) == before
+
+
+@pytest.mark.parametrize("header", ["Subject: other", "From: Someone <some@one.org>",
+                                    "Date: Mon, 1 Jan 2024 00:00:00 +0000"])  # fmt: skip
+def test_an_in_body_header_is_named_on_its_own_line(three, project, capsys, header):
+    """tool-review-v7 #4: a `Subject:` at the top of the body changes the subject, and was
+    blamed on message line 1 (the subject, which is fine) instead of line 3."""
+    before = patch_bytes(three)
+    fork = project / "fork"
+    commit(fork, {"tests/e.py": "E = 1\n"}, f"[PyTorch] Add e\n\n{header}\n\nbody\n")
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and f"message line 3, {header!r}" in out, out
+    assert "message line 1" not in out
+    assert patch_bytes(three) == before
+    assert "Put another line of text above it" in out
+    # The advice: a line above it; then export gets past it.
+    reworded = f"[PyTorch] Add e\n\nAs said:\n{header}\n\nbody\n"
+    sh("git", "commit", "-q", "--amend", "-m", reworded, cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+
+
+def test_export_never_renames_a_commit_over_another_listed_patch(three, project, capsys):
+    """Notes that point a commit at the wrong patch (as the F1 bug left them): export must not
+    overwrite one listed patch with it and delete the other."""
+    names = three.names()
+    fork = project / "fork"
+    sh("git", "notes", f"--ref={NOTES_REF}", "add", "-f", "-m", names[2], "HEAD~1", cwd=fork)
+    sh("git", "reset", "-q", "--hard", "HEAD~1", cwd=fork)
+    before = {n: (three.dir / n).read_bytes() for n in names}
+    rc, out = te("export", "--drop", names[1], capsys=capsys)
+    assert rc == 2
+    assert f"the commit noted as {names[2]} over {names[1]}" in out
+    assert {n: (three.dir / n).read_bytes() for n in names} == before
+    assert three.names() == names
+
+
+def test_export_names_an_empty_commit(three, project, capsys):
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--allow-empty", "-m", "[PyTorch] An empty marker", cwd=fork)
+    for args in (("export", "--dry-run"), ("export",)):
+        rc, out = te(*args, capsys=capsys)
+        assert rc == 2
+        assert "commit(s) that change no file:" in out and "[PyTorch] An empty marker" in out
+        assert "rebase -i" in out and "mailinfo" not in out
+
+
+def test_a_commit_that_lost_its_note_is_named_not_dropped(three, project, capsys):
+    names = three.names()
+    fork = project / "fork"
+    sh("git", "notes", "--ref=te-series", "remove", "HEAD", cwd=fork)
+    before = patch_bytes(three)
+    for extra in ([], ["--drop", names[2]]):
+        rc, out = te("export", *extra, capsys=capsys)
+        assert rc == 2, out
+        assert f"is {names[2]}: git -C fork notes --ref=te-series add -f -m {names[2]}" in out
+        assert patch_bytes(three) == before
+    cmd = out.split(f"is {names[2]}: ")[1].split("\n")[0]
+    sh(*shlex.split(cmd), cwd=project)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and f"unchanged {names[2]}" in out
+
+
+def test_export_refuses_to_empty_a_pr_group(three, project, upstream, capsys):
+    """A commit that lost its note and its subject: --drop must not move it to another PR."""
+    names = three.names()
+    three.series_file.write_text(f"# pr: a\n{names[0]}\n{names[1]}\n\n# pr: b\n{names[2]}\n")
+    save(project, "two groups")
+    fork = project / "fork"
+    sh_env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "notes.rewrite.amend"}
+    sh_env["GIT_CONFIG_VALUE_0"] = "false"
+    commit_amend(fork, msg("Test more, reworded"), sh_env)
+    before = three.series_file.read_text()
+    rc, out = te("export", "--drop", names[2], capsys=capsys)
+    assert rc == 2 and "PR group(s) 'b'" in out and "notes --ref=te-series add" in out, out
+    assert three.series_file.read_text() == before and (three.dir / names[2]).is_file()
+
+
+def test_export_refuses_mid_rebase_naming_it_not_head(three, project, capsys):
+    fork = project / "fork"
+    sh(
+        "git", "rebase", "-q", "-i", "HEAD~2", cwd=fork,
+        env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"},
+    )  # fmt: skip
+    assert sh("git", "rev-parse", "--abbrev-ref", "HEAD", cwd=fork).strip() == "HEAD"
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "has a git rebase in progress" in out
+    assert "'HEAD'" not in out
+
+
+def test_export_refuses_hand_rebase_onto_upstream(three, project, upstream, capsys):
+    before = patch_bytes(three)
+    fork = project / "fork"
+    commit(upstream, {"README": "upstream news\n"}, "Upstream news")
+    base = read_state(fork).base
+    sh("git", "fetch", "-q", "origin", cwd=fork)
+    sh("git", "rebase", "-q", "--onto", "origin/main", base, "series", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2
+    assert "1 upstream commit(s)" in out and "Upstream news" in out
+    assert "te-series rebase --onto" in out and "reset --hard" not in out
+    assert patch_bytes(three) == before
+    # The advice (tool-review-v6 #7): it takes out the upstream commit and nothing else.
+    undo = re.search(r"Take them out: (git -C fork rebase --onto \S+ \S+ series)", out).group(1)
+    sh("git", *undo.split()[3:], cwd=fork)
+    assert sh("git", "log", "--format=%s", f"{base}..HEAD", cwd=fork).count("\n") == 3
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and out.count("unchanged") == 3, out
+
+
+def test_export_refuses_while_a_rebuild_waits(three, project, upstream, capsys):
+    move_upstream(project, upstream, CONFLICTING)
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 2
+    assert (project / "fork.new").exists()
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "fork.new/ holds a rebuild of fork/ that is not swapped in yet" in out
+
+
+def test_export_refuses_when_base_toml_moved(three, project, upstream, capsys):
+    move_upstream(project, upstream, {"README": "news\n"})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "but patches/base.toml says" in out
+
+
+def test_export_finds_an_operation_in_progress_where_git_keeps_it(three, project, capsys):
+    """fork/.git may be a file naming the git dir (git init --separate-git-dir): an unfinished
+    merge is found through git rev-parse --git-path, not by looking inside fork/.git/."""
+    fork = project / "fork"
+    gitdir = project.parent / "fork-gitdir"
+    shutil.move(fork / ".git", gitdir)
+    (fork / ".git").write_text(f"gitdir: {gitdir}\n")
+    sh("git", "checkout", "-q", "-b", "side", "HEAD~1", cwd=fork)
+    commit(fork, {"tests/side.py": "S = 1\n"}, msg("Side"))
+    sh("git", "checkout", "-q", "series", cwd=fork)
+    sh("git", "merge", "-q", "--no-ff", "--no-commit", "side", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "fork/ has a git merge in progress" in out
+
+
+def test_export_refuses_pypi_fork(project, upstream, tmp_path, capsys):
+    make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    wheel = make_wheel(upstream, tmp_path / "w")
+    assert te("apply", "--force", "--wheel", str(wheel))[0] == 0
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "PyPI base" in out

@@ -1,0 +1,134 @@
+"""export's writes: byte-identical round trips, renames, series comments and `# pr:` groups
+kept, all or nothing (README guarantees).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+import errno
+import shutil
+
+from te_series import export as export_mod
+from te_series.git import blob_id
+from te_series.series import read_patch
+from te_series.worktree import make_tree
+from series_helpers import (
+    commit,
+    FUSER,
+    GOOD_CHANGE,
+    GOOD_MSG,
+    make_series,
+    msg,
+    patch_bytes,
+    rename_patch_2,
+    save,
+    sh,
+    SPACED,
+    te,
+)
+
+
+def test_export_roundtrip_is_byte_identical(project, upstream):
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    (name,) = series.names()
+    first = (series.dir / name).read_bytes()
+    assert b"From 0000000000000000000000000000000000000000" in first
+    assert b"Subject: [PATCH] [PyTorch] Make route return a list" in first
+    export_mod.export(project / "fork", series)
+    assert (series.dir / name).read_bytes() == first
+    shutil.rmtree(project / "fork")
+    make_tree(series, project / "fork", te_src=upstream)
+    export_mod.export(project / "fork", series)
+    assert (series.dir / name).read_bytes() == first
+    assert series.names() == [name]
+    info = read_patch(series.dir / name)
+    fuser = next(f for f in info.files if f.path == "transformer_engine/pytorch/fuser.py")
+    assert fuser.old_blob == blob_id(FUSER.encode())
+
+
+def test_export_keeps_comments_and_groups(project, upstream, capsys):
+    series = make_series(
+        project,
+        upstream,
+        [({f"tests/t{i}.py": f"T = {i}\n"}, msg(f"Add test {i}")) for i in range(1, 5)],
+    )
+    n = series.names()
+    series.series_file.write_text(
+        f"# Patches in order.\n\n# pr: first\n{n[0]}\n  # indented note\n{n[1]}\n\n"
+        f"# pr: second\n{n[2]}\n{n[3]}\n# end\n"
+    )
+    save(project)
+    fork = project / "fork"
+    # Reword patch 1, add a commit after patch 2, drop patch 4.
+    sh(
+        "git", "rebase", "-q", "-i", "HEAD~4", cwd=fork,
+        env={
+            "GIT_SEQUENCE_EDITOR": "sed -i -e 1s/^pick/reword/ -e 4s/^pick/drop/",
+            "GIT_EDITOR": "sed -i 1s/Add.test.1/Add.first.test/",
+        },
+    )  # fmt: skip
+    sh(
+        "git",
+        "rebase",
+        "-q",
+        "-i",
+        "HEAD~2",
+        cwd=fork,
+        env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"},
+    )
+    commit(fork, {"tests/t_new.py": "NEW = 1\n"}, msg("Add new test"))
+    sh("git", "rebase", "--continue", cwd=fork)
+    rc, out = te("export", "--drop", n[3], capsys=capsys)
+    assert rc == 0, out
+    assert series.series_file.read_text() == (
+        "# Patches in order.\n\n# pr: first\n0001-PyTorch-Add.first.test.patch\n"
+        f"  # indented note\n{n[1]}\n0003-PyTorch-Add-new-test.patch\n\n"
+        "# pr: second\n0004-PyTorch-Add-test-3.patch\n# end\n"
+    )
+    assert sorted(p.name for p in series.dir.glob("*.patch")) == sorted(series.names())
+
+
+def test_a_full_disk_mid_export_writes_nothing(three, project, monkeypatch, capsys):
+    """tool-review-v6 #14: every file is written aside first; a failure removes them all."""
+    before = patch_bytes(three)
+    series_before = three.series_file.read_bytes()
+    fork = project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more", "Another body."), cwd=fork)
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))  # two patch files to write
+    real, calls = Path.write_bytes, []
+
+    def full(self, data):
+        if self.name.endswith(".patch.te-series-tmp"):
+            calls.append(self.name)
+            if len(calls) == 2:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    rc, out = te("export", capsys=capsys)
+    monkeypatch.setattr(Path, "write_bytes", real)
+    assert rc == 2 and "No space left on device" in out and "nothing was written" in out, out
+    assert patch_bytes(three) == before and three.series_file.read_bytes() == series_before
+    assert not list(three.dir.glob(".*te-series-tmp"))
+    assert te("export")[0] == 0  # room again: the export goes through
+    assert len(three.names()) == 4
+
+
+def test_a_crlf_series_keeps_its_line_ends(three, project, capsys):
+    """tool-review-v6 #24."""
+    three.series_file.write_bytes(three.series_file.read_bytes().replace(b"\n", b"\r\n"))
+    save(project, "CRLF series")
+    commit(project / "fork", {"tests/d.py": "D = 1\n"}, msg("Add d"))
+    assert te("export")[0] == 0
+    data = three.series_file.read_bytes()
+    assert b"0004-PyTorch-Add-d.patch\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
+
+
+def test_a_patch_name_with_spaces_is_one_name(three, project, upstream, capsys):
+    names = rename_patch_2(three, project)
+    assert names[1] == SPACED
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    capsys.readouterr()
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0, out
+    assert f"rename {SPACED} -> 0002-PyTorch-Make-route-return-a-list.patch\n" in out
