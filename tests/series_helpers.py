@@ -333,6 +333,7 @@ def add_copy_of_patch_2(series) -> str:
 
 
 FORK_CONFIG = {
+    "core.bigFileThreshold": "1",  # every diff a GIT binary patch (tool-review-v8)
     "format.suffix": ".txt",
     "format.headers": "X-Extra: 1",
     "format.to": "someone@example.com",

@@ -50,7 +50,8 @@ HOSTILE_CONFIG = [
 HOSTILE_REBASE_CONFIG = [
     '[notes "rewrite"]\n\trebase = false\n',
 ]
-HOSTILE_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"]
+HOSTILE_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+               "GIT_DIFF_OPTS"]  # fmt: skip
 # git's variables that override the notes settings a rebase needs (tool-review-v7 #3)
 HOSTILE_REBASE_ENV = [
     ("GIT_NOTES_REWRITE_REF", "refs/notes/commits"),
@@ -100,6 +101,7 @@ def test_a_hostile_environment_changes_nothing(tricky, three, project, upstream,
         "GIT_WORK_TREE": project,
         "GIT_INDEX_FILE": git_dir / "index",
         "GIT_OBJECT_DIRECTORY": git_dir / "objects",
+        "GIT_DIFF_OPTS": "--unified=0",  # zero context in every patch (tool-review-v8)
     }[var]
     index = (git_dir / "index").read_bytes()
     with monkeypatch.context() as m:
@@ -322,3 +324,15 @@ def test_carriage_returns_survive_a_rebuild(three, project, upstream, capsys):
     assert (fork / "docs" / "new.txt").read_bytes() == CRLF.encode()
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0 and "would change" not in out and "unchanged" in out, out
+
+
+def test_global_ignores_do_not_hide_a_new_file_from_export(three, project, isolated, tmp_path,
+                                                           capsys):  # fmt: skip
+    """tool-review-v8: core.excludesFile would hide a new file in fork/ from export's
+    untracked-file refusal (and so from the series)."""
+    ignores = tmp_path / "ignores"
+    ignores.write_text("*.py\n")
+    isolated.write_text(f"[core]\n\texcludesFile = {ignores}\n")
+    (project / "fork" / "tests" / "new_test.py").write_text("x = 1\n")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "untracked files" in out and "tests/new_test.py" in out, out

@@ -65,7 +65,6 @@ def ctrl_c_at(tmp_path, monkeypatch):
     (shim / "git").write_text(WRAPPER.format(counter=counter, git=real))
     (shim / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
-    git._LOCAL_ENV[:] = []  # looked up again (through the wrapper: one more call)
 
     def arm(n: int) -> None:
         counter.write_text("0")

@@ -258,3 +258,20 @@ def test_rebase_tells_skipped_commits_from_merged_ones(three, project, upstream,
         f"fork/: 2 of 3 patch(es) of patches/ applied, 1 dropped by the rebase ({names[1]})" in out
     )
     assert "(complete" not in out
+
+
+def test_rebase_names_a_new_commit_it_left_out(three, project, upstream, capsys):
+    """tool-review-v8 #1: a commit not yet exported, skipped at its conflict, is named (it is
+    on no branch after the rebase), and --drop with its id, as the message says, finishes."""
+    before, fork = patch_bytes(three), project / "fork"
+    mine = commit(fork, {"tests/mine.py": "MINE = 1\n"}, msg("Work of mine"))
+    commit(upstream, {"tests/mine.py": "MINE = 2\n"}, "Upstream adds mine")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "conflicts in tests/mine.py" in out, out
+    sh("git", "rebase", "--skip", cwd=fork)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 2 and "left out commit(s) not yet exported" in out, out
+    assert f"{mine[:12]} '" in out and "Work of mine" in out and f"cherry-pick {mine[:12]}" in out
+    rc, out = te("rebase", "--continue", "--drop", mine[:12], capsys=capsys)
+    assert rc == 0, out
+    assert patch_bytes(three) == before

@@ -51,33 +51,32 @@ PINNED = {
     "apply.whitespace": "nowarn",
     "core.autocrlf": "false",
     "notes.rewrite.rebase": "true",
+    # a low threshold turns every patch into a GIT binary patch (format-patch, diff)
+    "core.bigFileThreshold": "512m",
+    # the user's global ignores would hide a new file in fork/ from export's refusal
+    "core.excludesFile": os.devnull,
 }
 
 
 GIT_OVERRIDES = tuple(a for k, v in PINNED.items() for a in ("-c", f"{k}={v}"))
 
 
-_LOCAL_ENV: list[str] = []
-
-
-# git's variables that override the notes settings the tool pins: the patch names ride on
-# notes, and a rebase must carry them (tool-review-v7 #3)
-_NOTES_ENV = ("GIT_NOTES_REF", "GIT_NOTES_DISPLAY_REF", "GIT_NOTES_REWRITE_REF",
-              "GIT_NOTES_REWRITE_MODE")  # fmt: skip
+# The caller's git variables that the tool passes on: where git finds its programs, and
+# which config files it reads (GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM, GIT_CONFIG_COUNT...:
+# config, from whatever file, is the user's, and PINNED overrides what matters). Every
+# other GIT_* variable is dropped: they point git at another repository, index or object
+# store (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, as a hook or `git -c` leaves them),
+# override the notes a rebase must carry (GIT_NOTES_*, tool-review-v7 #3), or change what a
+# diff prints (GIT_DIFF_OPTS=--unified=0 rewrote every patch, tool-review-v8). One rule
+# for the whole class.
+def _passed_on(name: str) -> bool:
+    return not name.startswith("GIT_") or name == "GIT_EXEC_PATH" or name.startswith("GIT_CONFIG")
 
 
 def git_env(extra: dict | None = None) -> dict:
-    """The environment of every git the tool runs: the caller's, less the variables that
-    point git at another repository, index or object store (GIT_DIR, GIT_WORK_TREE,
-    GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY, ...: what `git rev-parse --local-env-vars` lists,
-    as a hook or `git -c` leaves them), plus the tool's identity and `extra`."""
-    if not _LOCAL_ENV:
-        proc = subprocess.run(
-            ["git", "rev-parse", "--local-env-vars"], capture_output=True, text=True,
-            check=False, cwd=os.path.abspath(os.sep),
-        )  # fmt: skip
-        _LOCAL_ENV.extend(proc.stdout.split() or ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"])
-    env = {k: v for k, v in os.environ.items() if k not in _LOCAL_ENV and k not in _NOTES_ENV}
+    """The environment of every git the tool runs: the caller's without git's own
+    variables (but those of `_passed_on`), plus the tool's identity and `extra`."""
+    env = {k: v for k, v in os.environ.items() if _passed_on(k)}
     return {**env, **BOT, "GIT_ATTR_NOSYSTEM": "1", **(extra or {})}
 
 

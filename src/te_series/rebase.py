@@ -127,6 +127,8 @@ def finish(root, fork, series, drops) -> int:
         )
     forget_skipped(fork, state, onto)
     listed = series.names()
+    refuse_lost_commits(fork, state, top, [d for d in drops if d not in listed])
+    drops = [d for d in drops if d in listed]
     held = names_in(fork, f"{top}..HEAD")
     gone = [n for n in listed if n not in held and n not in drops]
     if gone:
@@ -180,6 +182,42 @@ def finish(root, fork, series, drops) -> int:
     return 0
 
 
+def refuse_lost_commits(fork, state, top: str, dropped: list[str]) -> None:
+    """Refuse to finish where git rebase left out a commit not yet exported (no patch name:
+    skipped at a conflict, or resolved to nothing) whose change fork/ does not have. Such a
+    commit is on no branch after the rebase, only in the reflog. `--drop COMMIT` (its id, as
+    named here) says that losing it is meant."""
+    if not state.rebase_from:
+        return
+    kept = {subject for _, subject in subjects(fork, f"{top}..HEAD")}
+    lost = [
+        (rev, subject)
+        for rev, subject in subjects(fork, f"{state.base}..{state.rebase_from}")
+        if not note_names(fork, rev) and subject not in kept and not reverts(fork, rev)
+    ]
+    lost = [(r, s) for r, s in lost if not any(r.startswith(d) for d in dropped if len(d) >= 7)]
+    if lost:
+        named = "; ".join(f"{rev[:12]} {subject!r}" for rev, subject in lost)
+        picks = " ".join(rev[:12] for rev, _ in lost)
+        raise SeriesError(
+            f"git rebase left out commit(s) not yet exported, and fork/ does not have their "
+            f"changes: {named} (skipped at a conflict, or resolved to nothing). They are on no "
+            "branch now. To keep them: git -C fork cherry-pick "
+            f"{picks}, resolve as git says, then te-series rebase --continue. To lose them on "
+            "purpose: te-series rebase --continue "
+            + " ".join(f"--drop {rev[:12]}" for rev, _ in lost)
+            + ". Or give up: te-series rebase --abort (fork/ goes back where it was)."
+        )
+
+
+def reverts(fork, rev: str) -> bool:
+    """Whether fork/'s HEAD has rev's change already (its diff reverse-applies)."""
+    diff = git("diff-tree", "-p", "--binary", "--no-renames", rev, cwd=fork)
+    return bool(diff.strip()) and (
+        git_run("apply", "--check", "--cached", "-R", cwd=fork, input=diff).returncode == 0
+    )
+
+
 def forget_skipped(fork, state, onto: str) -> None:
     """Take back the patch names `git rebase --skip` handed on: git copies a skipped commit's
     note onto the next commit, which then looks like a squash of both. A rebased commit
@@ -207,10 +245,7 @@ def change_in_tree(fork, state, name: str) -> bool:
         return False
     old = commits(fork, f"{state.base}..{state.rebase_from}")
     rev = next((r for r in old if name in note_names(fork, r)), None)
-    if rev is None:
-        return False
-    diff = git("diff-tree", "-p", "--binary", "--no-renames", rev, cwd=fork)
-    return git_run("apply", "--check", "--cached", "-R", cwd=fork, input=diff).returncode == 0
+    return rev is not None and reverts(fork, rev)
 
 
 def conflict(fork, proc) -> str:
