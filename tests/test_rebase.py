@@ -275,3 +275,24 @@ def test_rebase_names_a_new_commit_it_left_out(three, project, upstream, capsys)
     rc, out = te("rebase", "--continue", "--drop", mine[:12], capsys=capsys)
     assert rc == 0, out
     assert patch_bytes(three) == before
+
+
+def test_a_patch_upstream_merged_is_named_so_where_later_patches_changed_its_lines(
+    three, project, upstream, capsys
+):
+    """tool-review-v8 #4: upstream merges patch 1 as it is; a later patch changed the same
+    line since, so patch 1's diff does not reverse-apply on fork/'s top, but it does on
+    upstream's commit: the advice is --drop, which finishes."""
+    fork, names = project / "fork", three.names()
+    commit(fork, {"transformer_engine/pytorch/other.py": '"""Other."""\n\nVALUE = 3\n'},
+           msg("Raise VALUE again"))  # fmt: skip
+    assert te("export")[0] == 0
+    save(project)
+    commit(upstream, {"transformer_engine/pytorch/other.py": '"""Other."""\n\nVALUE = 2\n'},
+           "Upstream merges Raise VALUE")  # fmt: skip
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "they became empty" in out and "does not have their changes" not in out
+    assert f"--drop {names[0]}" in out, out
+    rc, out = te("rebase", "--continue", "--drop", names[0], capsys=capsys)
+    assert rc == 0, out
+    assert names[0] not in three.names()

@@ -24,6 +24,8 @@ a branch te-series/aborted-rebase-<id>).
 from __future__ import annotations
 
 import dataclasses
+import os
+import tempfile
 from pathlib import Path
 
 from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError
@@ -193,7 +195,10 @@ def refuse_lost_commits(fork, state, top: str, dropped: list[str]) -> None:
     lost = [
         (rev, subject)
         for rev, subject in subjects(fork, f"{state.base}..{state.rebase_from}")
-        if not note_names(fork, rev) and subject not in kept and not reverts(fork, rev)
+        if not note_names(fork, rev)
+        and subject not in kept
+        and not reverts(fork, rev, at=top)
+        and not reverts(fork, rev)
     ]
     lost = [(r, s) for r, s in lost if not any(r.startswith(d) for d in dropped if len(d) >= 7)]
     if lost:
@@ -210,12 +215,20 @@ def refuse_lost_commits(fork, state, top: str, dropped: list[str]) -> None:
         )
 
 
-def reverts(fork, rev: str) -> bool:
-    """Whether fork/'s HEAD has rev's change already (its diff reverse-applies)."""
+def reverts(fork, rev: str, at: str | None = None) -> bool:
+    """Whether commit `at` (fork/'s HEAD if None) has rev's change already: its diff
+    reverse-applies there. Upstream's commit is the one to ask where later patches changed
+    the same lines since (tool-review-v8 #4)."""
     diff = git("diff-tree", "-p", "--binary", "--no-renames", rev, cwd=fork)
-    return bool(diff.strip()) and (
-        git_run("apply", "--check", "--cached", "-R", cwd=fork, input=diff).returncode == 0
-    )
+    if not diff.strip():
+        return False
+    with tempfile.TemporaryDirectory() as tmp:
+        env = None
+        if at is not None:
+            env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
+            git("read-tree", at, cwd=fork, env=env)
+        proc = git_run("apply", "--check", "--cached", "-R", cwd=fork, input=diff, env=env)
+    return proc.returncode == 0
 
 
 def forget_skipped(fork, state, onto: str) -> None:
@@ -245,7 +258,10 @@ def change_in_tree(fork, state, name: str) -> bool:
         return False
     old = commits(fork, f"{state.base}..{state.rebase_from}")
     rev = next((r for r in old if name in note_names(fork, r)), None)
-    return rev is not None and reverts(fork, rev)
+    return rev is not None and (
+        reverts(fork, rev, at=prerequisite_top(state.rebase_onto, state.rebase_prerequisites or {}))
+        or reverts(fork, rev)
+    )
 
 
 def conflict(fork, proc) -> str:
