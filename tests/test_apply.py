@@ -437,3 +437,24 @@ def test_each_advice_of_a_stop_gets_apply_past_it(three, project, upstream, caps
     state = read_state(fork)
     assert state.complete and not (project / "fork.new").exists()
     assert te("export", "--dry-run")[0] == 0
+
+
+def test_the_advice_for_a_patch_file_read_as_two_mails_gets_apply_done(
+    three, project, upstream, capsys
+):
+    """tool-review-v8 #5: a "From <sha> <date>" line in a patch file's message: the advice
+    names the file (fork/ does not hold that line), and following it gets apply done."""
+    path = three.paths()[1]
+    line = "From 1234567890abcdef1234567890abcdef12345678 Mon Sep 17 00:00:00 2001"
+    text = path.read_text()
+    text = text.replace(
+        "Lists are what callers index.\n", f"Lists are what callers index.\n\n{line}\n"
+    )
+    path.write_text(text)
+    save(project, "a colleague's edit")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and f"Indent that line in {path.name}" in out and "commit the file" in out, out
+    path.write_text(text.replace(f"\n{line}\n", f"\n  {line}\n"))
+    save(project, "indented, as the advice says")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out

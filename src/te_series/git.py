@@ -341,8 +341,9 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
             raise SplitMail(
                 f"{label} is {len(parts)} mails to git am: its line {at}, {line!r}, looks like "
                 'the first line of a mail ("From <word> <date>"), so git am would make '
-                f"{len(parts)} commits of it and cut the message there. Indent that line of the "
-                "commit message (or write it another way) in fork/ and export again.",
+                f"{len(parts)} commits of it and cut the message there. Indent that line in "
+                f"{label} (or write it another way), commit the file, then run the command "
+                "again (a commit message in fork/ with such a line is refused by export).",
                 line,
             )
         msg, patch = Path(tmp) / "msg", Path(tmp) / "patch"
