@@ -371,9 +371,11 @@ def cmd_compare(a) -> int:
         only = []
         rows = []
         for i in failed:
-            if COLLECTION in i:
-                rows.append(f"    {i}: collection error of the whole file (see its log)")
-                only.append(i)
+            if COLLECTION in i:  # never rerun: not counted as patched-only, said so
+                rows.append(
+                    f"    {i}: collection error of the whole file, not rerun on the base "
+                    "(see its log; run the file on the base to compare)"
+                )
                 continue
             b = base.get(i, "not in base" if i in absent else "not rerun")
             p = again.get(i, "not rerun")
