@@ -100,17 +100,26 @@ def lint_groups(series: Series) -> list[str]:
     for slug, _ in groups:
         desc = pr_dir / f"{slug}.md"
         if not desc.is_file():
-            problems.append(f"PR {slug!r} has no description {rel(desc, series.root)}")
+            problems.append(
+                f"PR {slug!r} has no description {rel(desc, series.root)}; write it in TE's PR "
+                f"template (lines starting {', '.join(map(repr, PR_HEADINGS))})"
+            )
             continue
         lines = read_text(desc, series.root).splitlines()
         for heading in PR_HEADINGS:
             if not any(l.startswith(heading) for l in lines):
-                problems.append(f"{rel(desc, series.root)} lacks TE's template line {heading!r}")
+                problems.append(
+                    f"{rel(desc, series.root)} lacks TE's template line {heading!r}; add a line "
+                    "starting with it"
+                )
     if groups and pr_dir.is_dir():
         slugs = {slug for slug, _ in groups}
         for desc in sorted(pr_dir.glob("*.md")):
             if desc.stem not in slugs:
-                problems.append(f"{rel(desc, series.root)} belongs to no '# pr:' group")
+                problems.append(
+                    f"{rel(desc, series.root)} belongs to no '# pr:' group; delete it, or add "
+                    f"'# pr: {desc.stem}' above its patches in {series.label}"
+                )
     return problems
 
 

@@ -53,7 +53,7 @@ BASE_KEYS = {
     ("pypi", "release"): ("the PyPI release whose files match the base commit", "text"),
     ("pypi", "torch"): ("the torch version of the CPU build", "text"),
     ("pypi", "core"): ("the name of TE's core wheel on PyPI", "text"),
-    ("port", "targets"): ("the newer releases the series is ported to", "list"),
+    ("port", "targets"): ("the other releases the series is ported to", "list"),
     ("series", "placeholder_identity"): (
         "the identity the stored patches are signed with",
         "identity",
@@ -63,7 +63,7 @@ BASE_KEYS = {
 
 BASE_EXAMPLES = {
     "text": '"..." (a string)',
-    "list": '["2.20.2", ...] (a list of strings)',
+    "list": '["2.19.0"] (a list of strings)',
     "identity": '"Name <email>"',
 }
 
@@ -162,16 +162,28 @@ class Series:
         for e in self.entries():
             if e.name is None:
                 continue
-            if not e.name.endswith(".patch"):
+            first = e.name.split()[0]
+            if not e.name.endswith(".patch") and first.endswith(".patch"):
+                problems.append(
+                    f"{self.label} line {e.lineno} holds {first} and more: a series line is one "
+                    f"file name; move {e.name[len(first):].strip()!r} to a line of its own"
+                )
+            elif not e.name.endswith(".patch"):
                 problems.append(
                     f"{self.label} line {e.lineno} names {e.name}, which is not a patch file "
                     "(*.patch); remove the line, or make it a comment (# ...)"
                 )
             elif "/" in e.name or not (self.dir / e.name).is_file():
-                problems.append(
-                    f"{self.label} line {e.lineno} names {e.name}, which does not exist in "
-                    f"{rel(self.dir, self.root)}/; restore the file or remove the line"
-                )
+                where, line = rel(self.dir, self.root), f"{self.label} line {e.lineno}"
+                if "/" in e.name:
+                    said = f"{e.name}: a series line is a bare file name in {where}/; write it as "
+                    said += Path(e.name).name
+                elif (self.dir / e.name).exists():
+                    said = f"{e.name}, a folder, not a patch file; remove the line"
+                else:
+                    said = f"{e.name}, which does not exist in {where}/; restore the file (git "
+                    said += f"checkout -- {where}/{e.name}) or remove the line"
+                problems.append(f"{line} names {said}")
             if e.name in seen:
                 problems.append(
                     f"{self.label} lists {e.name} twice (lines {seen[e.name]} and {e.lineno}); "
@@ -199,7 +211,7 @@ class Series:
         """`# pr: <slug>` groups in order, [(slug, [patch names])], and problems with them
         (none when ungrouped): the one `# pr:` parser."""
         groups: list[tuple[str, list[str]]] = []
-        problems, before = [], []
+        problems, before, lines = [], [], {}
         for e in self.entries() if entries is None else entries:
             if e.pr is None and e.name is None and PR_LOOSE_RE.match(e.text.strip()):
                 problems.append(
@@ -212,16 +224,31 @@ class Series:
                         f"{self.label} line {e.lineno}: {e.pr!r} is not a PR slug "
                         "(lower-case letters, digits, '.', '_', '-')"
                     )
-                if any(slug == e.pr for slug, _ in groups):
-                    problems.append(f"{self.label} line {e.lineno}: PR {e.pr!r} appears twice")
+                if e.pr in lines:
+                    problems.append(
+                        f"{self.label} line {e.lineno}: PR {e.pr!r} appears twice (line "
+                        f"{lines[e.pr]} too); give one of them another slug"
+                    )
+                lines.setdefault(e.pr, e.lineno)
                 groups.append((e.pr, []))
             elif e.name:
                 (groups[-1][1] if groups else before).append(e.name)
         if groups and before:
-            problems.append(f"{', '.join(before)} stand(s) before the first '# pr:' line")
+            problems.append(
+                f"{', '.join(before)} stand(s) before the first '# pr:' line of {self.label}; "
+                "move them below one"
+            )
+        # pr writes OUT/pr.bundle, OUT/SUMMARY.md and, per slug, OUT/<slug>.md and OUT/<slug>/
+        taken = {"pr.bundle", "summary.md"} | {f"{slug}.md" for slug in lines}
         for slug, names in groups:
             if not names:
-                problems.append(f"PR {slug!r} has no patches")
+                problems.append(f"PR {slug!r} has no patches; remove its '# pr:' line")
+            if slug in taken:
+                problems.append(
+                    f"{self.label} line {lines[slug]}: PR slug {slug!r} is the name of a file pr "
+                    f"writes; rename it (e.g. {slug.replace('.', '-')!r}, and its description "
+                    f"{rel(self.dir, self.root)}/pr/{slug}.md to match)"
+                )
         return groups, problems
 
     # ----------------------------------------------------------------- base.toml
@@ -249,10 +276,10 @@ class Series:
         what, kind = BASE_KEYS[(table, key)]
         value = self.base().get(table, {})
         value = value.get(key) if isinstance(value, dict) else None
-        if value is None or value == "" or value == []:
+        if value is None or value == "":  # [port] targets = [] ports to none
             raise SeriesError(
                 f"{label} lacks `{key}` in [{table}] ({what}). Add it, or restore the file "
-                "from git."
+                f"(git checkout -- {label})."
             )
         ok = {
             "text": isinstance(value, str) and value.strip() == value and "\n" not in value,
@@ -264,7 +291,7 @@ class Series:
             raise SeriesError(
                 f"{label} [{table}] {key} = {value!r} is not {BASE_EXAMPLES[kind]} ({what}). "
                 f"Write it as {key} = {BASE_EXAMPLES[kind].split(' (')[0]}, or restore the file "
-                "from git."
+                f"(git checkout -- {label})."
             )
         return value
 
@@ -289,7 +316,7 @@ class Series:
         def bad(where: str, what: str):
             raise SeriesError(
                 f"{label} {where} {what}. A prerequisite is written\n{PREREQ_EXAMPLE}\n"
-                "Fix it, or restore the file from git."
+                f"Fix it, or restore the file (git checkout -- {label})."
             )
 
         if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
