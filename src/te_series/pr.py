@@ -139,16 +139,15 @@ def refuse_prerequisites(repo: Path, series: Series, base: str) -> None:
             f"the base {base[:12]} lacks the upstream prerequisite(s) {said}, which the series "
             "is written on: the PR branches would carry upstream's change as part of ours. "
             "Rebase onto an upstream main that contains them first (te-series rebase --onto "
-            "origin/main --te-src PATH drops them from base.toml), then run pr again. Nothing "
-            "was written."
+            "origin/main --te-src PATH), then run pr again. Nothing was written."
         )
 
 
-def walk_out(out: Path, root: Path) -> tuple[set[str], list[Path]]:
-    """The files (relative names, the marker left out) and folders under OUT: the one walk
-    of it. A symbolic link inside OUT is refused: pr would write through it, where its
-    record of what it wrote does not see (tool-review-v7 #1)."""
-    files, dirs = set(), []
+def walk_out(out: Path, root: Path) -> set[str]:
+    """The files under OUT (relative names, the marker left out): the one walk of it. A
+    symbolic link inside OUT is refused: pr would write through it, where its record of
+    what it wrote does not see (tool-review-v7 #1)."""
+    files = set()
     for top, subdirs, names in os.walk(out):
         for n in subdirs + names:
             if (Path(top) / n).is_symlink():
@@ -159,9 +158,8 @@ def walk_out(out: Path, root: Path) -> tuple[set[str], list[Path]]:
                     "it cannot check. Remove the link (or put the folder it names in its "
                     "place), or choose another --out; nothing was written."
                 )
-        dirs += [Path(top) / n for n in subdirs]
         files |= {(Path(top) / n).relative_to(out).as_posix() for n in names}
-    return files - {MARKER}, dirs
+    return files - {MARKER}
 
 
 def prepare_out(out: Path, root: Path) -> None:
@@ -182,7 +180,7 @@ def prepare_out(out: Path, root: Path) -> None:
                 wrote[name] = blob
             else:  # an earlier te-series listed names only
                 wrote[line] = ""
-        found, dirs = walk_out(out, root)
+        found = walk_out(out, root)
         other = sorted(found - set(wrote))
         if other:
             raise SeriesError(
@@ -211,9 +209,10 @@ def prepare_out(out: Path, root: Path) -> None:
             )
         for name in present:
             (out / name).unlink()
-        for d in sorted(dirs, reverse=True):
-            if not any(d.iterdir()):
-                d.rmdir()
+        # pr's own folders (of the files it wrote) go when empty; a folder of yours stays
+        for d in sorted({p for n in present for p in Path(n).parents if p.parts}, reverse=True):
+            if not any((out / d).iterdir()):
+                (out / d).rmdir()
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).write_text(MARKER_HEAD)
 
@@ -222,7 +221,7 @@ def write_marker(out: Path, root: Path) -> None:
     """List what pr wrote, with each file's blob id, so that the next run replaces those
     files (while unchanged) and no others."""
     if out.is_dir():
-        names = sorted(walk_out(out, root)[0])
+        names = sorted(walk_out(out, root))
         lines = "".join(f"{blob_id((out / n).read_bytes())} {n}\n" for n in names)
         (out / MARKER).write_text(MARKER_HEAD + lines)
 
@@ -234,7 +233,8 @@ def run(args) -> int:
     groups, problems = series.groups()
     if not groups:
         raise SeriesError(
-            f"{series.label} has no '# pr: <slug>' lines; group the patches into PRs first"
+            f"{series.label} has no '# pr: <slug>' lines; group the patches into PRs first (a "
+            "line '# pr: <slug>' above each PR's patches, its description in patches/pr/<slug>.md)"
         )
     problems += lint_groups(series)
     if problems:
