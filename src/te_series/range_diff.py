@@ -28,9 +28,8 @@ def checkout_patches(root: Path, rev: str, dest: Path) -> Series:
     sha = object_id(root, f"{rev}^{{commit}}")
     if not sha:
         raise SeriesError(f"{rev} is not a revision of this te-series checkout (git rev-parse)")
-    proc = git_run("ls-tree", "-d", sha, "patches", cwd=root)
-    if not proc.stdout.strip():
-        raise SeriesError(f"{rev} has no patches/ folder")
+    if not object_id(root, f"{sha}:patches/series"):
+        raise SeriesError(f"{rev} has no patches/series; compare with a revision that has one")
     proc = git_run("archive", "--format=tar", sha, "patches", cwd=root, text=False)
     if proc.returncode:
         raise SeriesError(f"git archive {sha} patches failed: {proc.stderr.decode().strip()}")

@@ -39,7 +39,7 @@ def run(args) -> int:
                 f"{rel(venv, root)}/ has no working build of TE {release} ({why}), which the "
                 f"acceptance suite tests. Build it: te-series build"
                 f"{' --release ' + release if args.release else ''}. (The tool's own tests "
-                "alone: te-series test tests)"
+                f"alone: te-series test {os.path.relpath(root / 'tests')})"
             )
     env = dict(os.environ)
     if args.long:

@@ -58,8 +58,8 @@ def project_root() -> Path:
         root = Path(env).resolve()
         if not (root / "patches" / "series").is_file():
             raise SeriesError(
-                f"TE_SERIES_ROOT={env} has no patches/series; unset it (unset TE_SERIES_ROOT) "
-                "or point it at a te-series checkout"
+                f"TE_SERIES_ROOT={env} has no patches/series: restore it there (git -C {env} "
+                "checkout -- patches/series), or unset TE_SERIES_ROOT to work where you are"
             )
         if found is not None and found != root:
             print(
@@ -71,7 +71,8 @@ def project_root() -> Path:
         return root
     if found is None:
         raise SeriesError(
-            "no patches/series found here or above; run inside the te-series checkout"
+            "no patches/series found here or above; run inside a te-series checkout (in one "
+            "whose patches/series is missing, restore it: git checkout -- patches/series)"
         )
     return found
 
