@@ -215,6 +215,9 @@ def test_base_toml_prerequisite_errors_name_the_key(project, upstream, capsys, t
     assert rc == 2 and "patches/base.toml" in out and said in out, out
     assert "A prerequisite is written" in out and "Traceback" not in out
     assert not (project / "fork").exists()
+    assert "or restore the file (git checkout -- patches/base.toml)" in out
+    sh("git", "checkout", "--", "patches/base.toml", cwd=project)  # as the advice says
+    assert te("apply", "--te-src", str(upstream))[0] == 0
 
 
 def test_export_never_writes_the_prerequisite(prereq, project, upstream, capsys):
