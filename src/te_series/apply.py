@@ -136,9 +136,9 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
         elif state.failed:
             if not fresh:
                 raise SeriesError(
-                    f"{name} is still not in {name_}/: resolve the stopped git am, or "
-                    f"commit a fixed version of the change, then run {verbs['continue']} "
-                    "(or --skip it)."
+                    f"{name} is still not in {name_}/ (and no git am is stopped there): commit "
+                    f"a fixed version of the change, then run {verbs['continue']} (or --skip "
+                    "it)."
                 )
             _take(tree, state, name, fresh, patch)
         elif fresh and _made_by_am(tree, fresh[0], patch):

@@ -49,6 +49,7 @@ from .base import prerequisite_top, UPSTREAM
 from .worktree import (
     describe_tree,
     drop_args,
+    not_a_work_tree,
     read_state,
     settle,
     State,
@@ -66,6 +67,8 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     name = rel(tree, root)
     verbs = WorkTree.at(tree).verbs(state)
     if not (tree / ".git").exists():
+        if tree.exists() or tree.is_symlink():
+            raise not_a_work_tree(tree, root)
         raise SeriesError(f"{name}/ does not exist. Make it first: {verbs['make']}")
     pending = WorkTree.at(tree).new
     if pending.exists():
@@ -136,8 +139,8 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     dirty = git("status", "--porcelain", "--untracked-files=no", "--ignore-submodules", cwd=tree)
     if dirty.strip():
         raise SeriesError(
-            f"{name}/ has uncommitted edits; commit them (git -C {name} commit) or stash them, "
-            f"then export again:\n{dirty.rstrip()}"
+            f"{name}/ has uncommitted edits; commit them (git -C {name} commit -a) or stash "
+            f"them (git -C {name} stash), then export again:\n{dirty.rstrip()}"
         )
     loose = untracked(tree)
     if loose:
@@ -179,18 +182,19 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             below = (
                 " (the top of the upstream prerequisites below the series: a prerequisite "
                 "commit was changed or moved, e.g. by git rebase -i; they stay below the "
-                f"series as te-series made them. Undo that: {back(name)})"
+                "series as te-series made them)"
             )
         raise SeriesError(
             f"{name}/ HEAD does not descend from the series' base {base[:12]}{below}, so "
-            "base..HEAD is not the series. To move the series to another upstream commit use "
-            "te-series rebase --onto COMMIT."
+            f"base..HEAD is not the series. Undo that: {back(name)}. To move the series to "
+            "another upstream commit, then use te-series rebase --onto COMMIT."
         )
     merges = git("rev-list", "--merges", f"{base}..HEAD", cwd=tree).split()
     if merges:
         raise SeriesError(
             f"{name}/ has merge commit(s) after the base ({', '.join(m[:12] for m in merges)}); "
-            "format-patch would leave them out. Rebase them away (git rebase), then export."
+            f"format-patch would leave them out. Rebase them away (git -C {name} rebase "
+            f"{base[:12]}), then export."
         )
     revs = commits(tree, f"{base}..HEAD")
     # A commit without a diff has no patch: git am could not read one back.
@@ -210,12 +214,13 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
         for line in git("log", "--format=%H %ae", f"{base}..HEAD", cwd=tree).splitlines()
     )
     prerequisite = {r for r in revs if authors.get(r) == UPSTREAM["GIT_AUTHOR_EMAIL"]}
-    # Upstream's commits: on a remote-tracking branch of origin (the TE checkout fork/ was
-    # cloned from; a push of yours to another remote does not make a commit upstream's) or a
-    # tag (and not one of the series' own, which carry notes), or below the first commit
-    # that came from a patch.
+    # Upstream's commits: on a remote-tracking branch or a tag of origin (the TE checkout
+    # fork/ was cloned from; a push of yours to another remote, or a tag made in fork/, does
+    # not make a commit upstream's), and not one of the series' own, which carry notes; or
+    # below the first commit that came from a patch.
+    tags = origin_tags(tree)
     ours = set(
-        git("rev-list", f"{base}..HEAD", "--not", "--remotes=origin", "--tags", cwd=tree).split()
+        git("rev-list", f"{base}..HEAD", "--not", "--remotes=origin", *tags, cwd=tree).split()
     )
     below = []
     if any(noted.values()):
@@ -232,7 +237,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             subject = log1(tree, "%h %s", r)
             ref = git(
                 "for-each-ref", "--contains", r, "--count=1", "--format=%(refname:short)",
-                "refs/remotes/origin", "refs/tags", cwd=tree,
+                "refs/remotes/origin", *tags, cwd=tree,
             ).strip()  # fmt: skip
             where = (
                 "an upstream prerequisite, which te-series keeps below the series"
@@ -257,21 +262,24 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             f"{base[:12]} and HEAD: {'; '.join(said)}. It was rebased by hand, and export "
             f"would write them as patches. Take them out: {undo}; then move the series with "
             "te-series rebase --onto COMMIT. (A new patch of yours below the first series "
-            f"patch: move it after that patch with git -C {name} rebase -i, then export.)"
+            f"patch: move it after that patch with git -C {name} rebase -i {base[:12]}, then "
+            "export.)"
         )
     return revs, noted
+
+
+def origin_tags(tree: Path) -> list[str]:
+    """fork/'s tags that origin has too, at the same object: upstream's (tool-review-v8 #11).
+    Where origin cannot be read, every tag counts."""
+    here = git("for-each-ref", "--format=%(objectname)%09%(refname)", "refs/tags", cwd=tree)
+    there = git_run("ls-remote", "--tags", "--refs", "origin", cwd=tree)
+    have = set((there.stdout if there.returncode == 0 else here).splitlines())
+    return [line.split("\t")[1] for line in here.splitlines() if line in have]
 
 
 def stripspace(text: str, cwd: Path) -> str:
     """What git am does to a message: `git stripspace` (comments kept), no final newline."""
     return git("stripspace", cwd=cwd, input=text).rstrip("\n")
-
-
-def as_exported(message: str, cwd: Path) -> str:
-    """The message as format-patch writes it: the first paragraph is the one-line subject."""
-    lines = stripspace(message, cwd).split("\n")
-    cut = lines.index("") if "" in lines else len(lines)
-    return "\n".join([" ".join(lines[:cut]), *lines[cut:]])
 
 
 IN_BODY_HEADER = re.compile(r"^(From|Subject|Date):")
@@ -304,13 +312,14 @@ def how_to_keep(line: str) -> str:
     return "Indent that line or write it another way"
 
 
-def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) -> None:
+def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: list[Path]):
     """Refuse commits whose message or author `git am` would not read back from their patch."""
+    name = rel(tree, root)
     log = git("show", "-s", "--format=%H%x00%an <%ae>%x00%B%x00", *revs, cwd=tree).split("\0")
     problems = []
     for k, (rev, path) in enumerate(zip(revs, files)):
         author, message = log[3 * k + 1], log[3 * k + 2]
-        want = as_exported(message, tree)
+        want = stripspace(message, tree)
         subject = want.split("\n")[0]
         try:
             headers, body, _ = mailinfo(path.read_bytes(), tree, path.name)
@@ -331,24 +340,33 @@ def check_roundtrip(tree: Path, root: Path, revs: list[str], files: list[Path]) 
                 i = 2  # am took the body's first line for a header: `Subject:` changes line 1
             line = w[i] if i < len(w) else ""
             at = message_line(message, line) if i else 1
-            problems.append(
-                f"commit {rev[:12]} ({subject!r}): message line {at}, {line!r}: "
-                f"{why_cut(line)}, so the patch would bring back "
-                + (f"{g[i]!r} there" if i < len(g) else "a message that ends above it")
-                + f" (and lose what follows). {how_to_keep(line)}"
-            )
+            if i == 0:  # tool-review-v8 #6, #15
+                problems.append(
+                    f"commit {rev[:12]}: its subject {line!r} would come back from the patch as "
+                    f"{g[0]!r} (git am joins the lines of a message's first paragraph, drops a "
+                    "[PATCH] prefix and repeated blanks). Reword it to one line as am reads it"
+                )
+            else:
+                problems.append(
+                    f"commit {rev[:12]} ({subject!r}): message line {at}, {line!r}: "
+                    f"{why_cut(line)}, so the patch would bring back "
+                    + (f"{g[i]!r} there" if i < len(g) else "a message that ends above it")
+                    + f" (and lose what follows). {how_to_keep(line)}"
+                )
         have = f"{headers.get('Author', '')} <{headers.get('Email', '')}>"
         if have != author.strip():
             problems.append(
                 f"commit {rev[:12]} ({subject!r}): its author {author.strip()!r} would come "
-                f"back from the patch as {have!r}"
+                f"back from the patch as {have!r}. Mark the commit 'edit', then git -C {name} "
+                f"commit --amend --no-edit --author={shlex.quote(have)} and git -C {name} "
+                "rebase --continue"
             )
     if problems:
-        name = rel(tree, root)
         raise SeriesError(
             "export would write patches that git am reads back differently:\n  "
             + "\n  ".join(problems)
-            + f"\nReword the commit(s) (git -C {name} rebase -i, 'reword'), then export again."
+            + f"\nFix each commit named in git -C {name} rebase -i {base[:12]} ('reword' a "
+            "message, 'edit' an author, as said), then export again."
         )
 
 
@@ -488,7 +506,8 @@ def plan(
         which = ", ".join(f"{d} (commit {taken[d][:12]})" for d in kept)
         raise SeriesError(
             f"--drop {', '.join(kept)}: {rel(tree, root)}/ still holds it as a commit of its own: "
-            f"{which}. Remove that commit first (git rebase -i), or leave out --drop."
+            f"{which}. Remove that commit first (git -C {rel(tree, root)} rebase -i "
+            f"{state.base[:12]}, 'drop'), or leave out --drop."
         )
     refuse_unnoted(tree, root, series, [n for n in listed if n not in taken], revs, noted)
     lost = [n for n in listed if n not in taken and n not in drops]
@@ -504,7 +523,7 @@ def plan(
         )
     with tempfile.TemporaryDirectory() as tmp:
         files = format_patch(tree, f"{state.base}..HEAD", Path(tmp))
-        check_roundtrip(tree, root, revs, files)
+        check_roundtrip(tree, root, state.base, revs, files)
         data = {p.name: p.read_bytes() for p in files}
     refuse_conflict_markers(tree, root, data)
     fixups = [

@@ -274,8 +274,8 @@ def conflict(fork, proc) -> str:
             f"git rebase in fork/ could not go on{at}, and no file has conflict markers; git "
             "says:\n"
             + said
-            + "Fix what git says (a .git/index.lock left by a git that was killed: remove it), "
-            "then te-series rebase --continue; or give up: te-series rebase --abort."
+            + "Fix what git says first (a .git/index.lock left by a git that was killed: remove "
+            "it); then te-series rebase --continue, or give up: te-series rebase --abort."
         )
     return (
         f"patch {', '.join(names) or '(a new commit)'} ({subject!r}) conflicts in "
@@ -348,14 +348,9 @@ def run(args) -> int:
         )
     # All of export's guards, on fork/ as it is, before moving.
     plan(fork, root, series, drops, state=state, base_commit=upstream)
-    if onto == (state.upstream or state.base):
-        if series.base_commit == onto:  # e.g. a rebase that Ctrl-C cut after its writes
-            print(f"fork/ and {rel(series.base_file, root)} are on {onto[:12]} already")
-            return 0
-        raise SeriesError(
-            f"fork/ is already on {onto[:12]}, but {rel(series.base_file, root)} says "
-            f"{series.base_commit[:12]}: export says how to bring them together"
-        )
+    if onto == upstream:  # base.toml names it too (above); e.g. Ctrl-C cut a rebase's writes
+        print(f"fork/ and {rel(series.base_file, root)} are on {onto[:12]} already")
+        return 0
     base_text_with_commit(series, onto)  # a line it cannot edit stops here, not halfway
     carried = carry_prerequisites(fork, series, onto)  # a file it cannot place stops here
     state.rebase_onto = onto

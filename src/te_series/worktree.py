@@ -222,6 +222,8 @@ class WorkTree:
             for line in backup_tree(new, root, stamp):
                 print(f"kept: {line}")
         if tree.exists() and not force:
+            if not (tree / ".git").exists():
+                raise not_a_work_tree(tree, root)
             raise SeriesError(
                 f"{rel(tree, root)}/ exists. Export its work first ({verbs['export']}), then "
                 f"rerun with --force to rebuild it (the old tree is kept whole in {BACKUP_DIR}/)."
@@ -255,6 +257,16 @@ class WorkTree:
         """After --continue completed path: swap it in if it is the rebuild (keeping the old
         tree whole); return what was kept."""
         return swap_in(path, self.path, self.root) if path == self.new else []
+
+
+def not_a_work_tree(tree: Path, root: Path) -> SeriesError:
+    """A work tree's path that holds something else: a file, a folder without .git."""
+    name = rel(tree, root)
+    return SeriesError(
+        f"{name} is no work tree (a file, or a folder without {name}/.git), so it holds no "
+        f"series: move it out of the way (mv {name} {name}.old), then "
+        f"{WorkTree.at(tree).verbs()['make']}."
+    )
 
 
 def stopped_message(tree: Path, root: Path, err: PatchFailed) -> str:
@@ -451,6 +463,12 @@ def refuse_out(root: Path, out: Path, example: str, *, folder: bool) -> None:
 
 def backup_stamp(root: Path) -> str:
     """A fresh folder name under .te-series-backup/: the time, made unique."""
+    if (root / BACKUP_DIR).exists() and not (root / BACKUP_DIR).is_dir():
+        raise SeriesError(
+            f"{BACKUP_DIR} is a file, not the folder where te-series keeps the trees it "
+            f"replaces: move it away (mv {BACKUP_DIR} {BACKUP_DIR}.old), then run the command "
+            "again."
+        )
     stamp = time.strftime("%Y%m%d-%H%M%S")
     n = 1
     while (root / BACKUP_DIR / stamp).exists():
@@ -471,12 +489,12 @@ def backup_tree(tree: Path, root: Path, stamp: str) -> list[str]:
     dest.mkdir(parents=True, exist_ok=True)
     target = dest / tree.name
     shutil.move(str(tree), str(target))
-    where = rel(target, root)
+    where, into = rel(target, root), WorkTree.at(tree).path  # fork.new/'s go into fork/
     return [
         f"{rel(tree, root)}/ moved whole to {where}/ (commits, branches, tags, stashes, notes, "
         f"uncommitted, untracked and ignored files); get its commits back with: git -C "
-        f"{rel(tree, root)} fetch {os.path.relpath(target, tree)} 'refs/*:refs/backup/*' "
-        f"(delete {where}/ once you no longer need it)"
+        f"{rel(into, root)} fetch {os.path.relpath(target, into)} "
+        f"'refs/*:refs/backup/{stamp}/{tree.name}/*' (delete {where}/ once you no longer need it)"
     ]
 
 
