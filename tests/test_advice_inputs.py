@@ -83,6 +83,11 @@ PROJECT_FILES = {
         CHECKOUT_BASE,
         restore(BASE),
     ),
+    "base.toml commit that is no full id": (  # tool-review-v9 #4: HEAD was taken as it is
+        lambda p, names: edit(p / BASE, 'commit = "', 'commit = "HEAD" # "'),
+        "(a full commit id: git rev-parse COMMIT prints it)",
+        restore(BASE),
+    ),
     "base.toml prerequisite table": (
         lambda p, names: (p / BASE).write_text('prerequisite = "3410"\n' + (p / BASE).read_text()),
         f"Fix it, or {CHECKOUT_BASE}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -383,6 +384,22 @@ def test_port_out_is_checked_before_any_work(three, project, tmp_path, capsys):
     rc, text = te("port", "--out", str(tmp_path / "out"), capsys=capsys)
     assert rc == 2 and "out/10.0.0/ holds files already" in text and "downloading" not in text
     assert (old / "0001-x.patch").read_text() == "old\n"
+
+
+@pytest.mark.parametrize("into", ["patches", "nowhere"])
+def test_port_out_refuses_a_release_folder_that_is_a_link(three, project, tmp_path, capsys, into):
+    """tool-review-v9 #7: OUT/<release> as a link into patches/port/ (written through) or a
+    dangling one (a raw error); following the advice gets port past it."""
+    target = project / "patches" / "port" / "10.0.0" if into == "patches" else tmp_path / "gone"
+    target.mkdir(parents=True) if into == "patches" else None
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "10.0.0").symlink_to(target)
+    rc, text = te("port", "--release", "10.0.0", "--out", str(tmp_path / "out"), capsys=capsys)
+    assert rc == 2 and "10.0.0 is a symbolic link" in text and "downloading" not in text, text
+    assert not (into == "patches" and any(target.iterdir()))
+    sh(*re.search(r"Remove it \((rm [^)]*)\)", text).group(1).split(), cwd=project)
+    rc, text = te("port", "--release", "10.0.0", "--out", str(tmp_path / "out"), capsys=capsys)
+    assert "symbolic link" not in text, text
 
 
 def test_check_reports_a_binary_patch(three, project, tmp_path):

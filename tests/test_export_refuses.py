@@ -303,15 +303,44 @@ def test_export_refuses_a_fork_without_a_patch_record(three, project, capsys):
     assert rc == 2 and "made by an earlier te-series" in out
 
 
-@pytest.mark.parametrize("line", ["---", "diff --git a/foo b/foo"])
+@pytest.mark.parametrize("line", ["---", "diff --git a/foo b/foo", "---\t"])
 def test_export_refuses_a_message_git_am_would_cut(three, project, capsys, line):
     before = patch_bytes(three)
     fork = project / "fork"
     message = f"[PyTorch] Add e\n\nNumbers:\n{line}\nbefore: 10 ms\n\nSigned-off-by: D <d@x.org>"
-    commit(fork, {"tests/e.py": "E = 1\n"}, message)
+    (fork / "tests" / "e.py").write_text("E = 1\n")
+    sh("git", "add", "-A", cwd=fork)
+    sh("git", "commit", "-q", "--cleanup=verbatim", "-m", message, cwd=fork)  # '---\t' stays
     rc, out = te("export", capsys=capsys)
-    assert rc == 2 and f"message line 4, {line!r}" in out
+    assert rc == 2 and f"message line 4, {line.rstrip()!r}" in out  # v9 #8: '---\t' too
     assert patch_bytes(three) == before
+
+
+def test_a_message_am_would_strip_is_refused_and_rewording_it_keeps_export_stable(
+    three, project, upstream, capsys
+):
+    """tool-review-v9 #5: trailing whitespace and repeated blank lines, kept by a verbatim
+    commit, are dropped by git am, so the next export rewrote the patch. Export refuses,
+    and its advice (reword, with git's cleanup) gets a stable export."""
+    fork = project / "fork"
+    (fork / "tests" / "e.py").write_text("E = 1\n")
+    sh("git", "add", "-A", cwd=fork)
+    message = "[PyTorch] Trailing  \n\nBody with trailing  \n\n\nand more.\n\nSigned-off-by: D <d@x.org>\n"
+    sh("git", "commit", "-q", "--cleanup=verbatim", "-m", message, cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "message line 1 ends in whitespace" in out, out
+    base = read_state(fork).base[:12]
+    assert f"git -C fork -c commit.cleanup=strip rebase -i {base}" in out
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i /Trailing/s/^pick/reword/", "GIT_EDITOR": "true"}
+    sh("git", "-c", "commit.cleanup=strip", "rebase", "-q", "-i", base, cwd=fork, env=env)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    save(project, "exported")
+    written = patch_bytes(three)
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and patch_bytes(three) == written, out
 
 
 def test_squashed_patch_needs_drop_and_drop_is_accepted(three, project, capsys):

@@ -258,6 +258,27 @@ def test_export_refuses_info_attributes_that_change_the_diff(three, project, cap
     assert patch_bytes(three) == before
 
 
+@pytest.mark.parametrize("how", ["committed", "ignored"])
+def test_attributes_in_the_forks_files_do_not_change_the_patches(three, project, capsys, how):
+    """tool-review-v9 #1: a .gitattributes of fork/ (committed by a new commit, or untracked
+    and hidden by info/exclude) made format-patch write every patch as a binary one."""
+    fork = project / "fork"
+    before = patch_bytes(three)
+    if how == "committed":
+        (fork / ".gitattributes").write_text("*.py -diff\n")
+        sh("git", "add", ".gitattributes", cwd=fork)
+        sh("git", "commit", "-q", "-m", msg("Add attributes"), cwd=fork)
+    else:
+        (fork / "transformer_engine" / ".gitattributes").write_text("*.py -diff\n")
+        with open(fork / ".git" / "info" / "exclude", "a") as f:
+            f.write(".gitattributes\n")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    after = patch_bytes(three)
+    assert {n: after[n] for n in before} == before
+    assert not any(b"GIT binary patch" in data for data in after.values())
+
+
 def test_info_attributes_for_other_files_are_fine(three, project, capsys):
     fork = project / "fork"
     (fork / ".git" / "info" / "attributes").write_text("*.png binary\n*.py text eol=lf\n")

@@ -287,9 +287,11 @@ IN_BODY_HEADER = re.compile(r"^(From|Subject|Date):")
 
 def message_line(message: str, text: str) -> int:
     """The number of the first line of a commit message below its subject that reads `text`."""
-    lines = [l.rstrip("\r") for l in message.split("\n")]
+    lines = [l.rstrip() for l in message.split("\n")]  # `text` may be stripspace's (v9 #8)
     start = lines.index("") if "" in lines else 1
-    return next((i + 1 for i, l in enumerate(lines) if i >= start and l == text), start + 1)
+    return next(
+        (i + 1 for i, l in enumerate(lines) if i >= start and l == text.rstrip()), start + 1
+    )
 
 
 def why_cut(line: str) -> str:
@@ -353,6 +355,14 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
                     + (f"{g[i]!r} there" if i < len(g) else "a message that ends above it")
                     + f" (and lose what follows). {how_to_keep(line)}"
                 )
+        elif message not in (want, want + "\n"):  # am strips it: the next export differs
+            raw, clean = message.split("\n"), want.split("\n")
+            at = next((i + 1 for i, (a, b) in enumerate(zip(raw, clean)) if a != b), len(clean) + 1)
+            problems.append(
+                f"commit {rev[:12]} ({subject!r}): message line {at} ends in whitespace or is "
+                "one blank line too many, which git am drops, so the next export would write "
+                "another patch (tool-review-v9 #5). Reword it (saving the message drops them)"
+            )
         have = f"{headers.get('Author', '')} <{headers.get('Email', '')}>"
         if have != author.strip():
             problems.append(
@@ -365,7 +375,8 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
         raise SeriesError(
             "export would write patches that git am reads back differently:\n  "
             + "\n  ".join(problems)
-            + f"\nFix each commit named in git -C {name} rebase -i {base[:12]} ('reword' a "
+            + f"\nFix each commit named in git -C {name} -c commit.cleanup=strip rebase -i "
+            f"{base[:12]} ('reword' a "
             "message, 'edit' an author, as said), then export again."
         )
 

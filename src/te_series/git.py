@@ -39,8 +39,8 @@ BOT = {
 # message encodings, whitespace fixing (apply.whitespace=fix rewrites patch content),
 # line-ending conversion (core.autocrlf rewrites a file te-series commits), notes rewriting
 # (the patch names ride on notes through the tool's rebase). Each is tested
-# (tests/test_git_isolation.py). A tree's own .gitattributes still count (they are part of
-# TE); .git/info/attributes is refused where it would change a patch
+# (tests/test_git_isolation.py). format-patch reads no .gitattributes of the tree
+# (format_patch); .git/info/attributes is refused where it would change a patch
 # (refuse_info_attributes).
 PINNED = {
     "commit.gpgsign": "false",
@@ -240,24 +240,33 @@ FORMAT_PATCH_ARGS = (
 
 
 def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
-    """`git format-patch` revs into out; the files in order."""
-    env = {
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_COUNT": "0",
-        "GIT_CONFIG_PARAMETERS": "",
-    }
+    """`git format-patch` revs into out; the files in order.
+
+    It runs on repo's git dir with an empty work tree and index, so that no .gitattributes
+    in repo's files (committed or not: TE has none) makes a patch binary or changes its
+    hunk headers (tool-review-v9 #1); .git/info/attributes is refused instead.
+    """
     refuse_info_attributes(repo, revs)
-    listed = git(*FORMAT_PATCH_ARGS, "-o", str(out), revs, cwd=repo, env=env)
-    return [repo / line for line in listed.splitlines() if line]  # an absolute line as it is
+    gitdir = git("rev-parse", "--absolute-git-dir", cwd=repo).strip()
+    with tempfile.TemporaryDirectory(prefix="te-series-format-") as empty:
+        env = {
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_COUNT": "0",
+            "GIT_CONFIG_PARAMETERS": "",
+            "GIT_INDEX_FILE": os.path.join(empty, "index"),
+        }
+        where = (f"--git-dir={gitdir}", f"--work-tree={empty}")
+        out = Path(out).resolve()
+        listed = git(*where, *FORMAT_PATCH_ARGS, "-o", str(out), revs, cwd=empty, env=env)
+    return [Path(line) for line in listed.splitlines() if line]
 
 
 def refuse_info_attributes(repo: Path, revs: str) -> None:
     """Refuse .git/info/attributes that set `diff` (-diff, binary, diff=DRIVER) on a file of
     revs: format-patch would write it as a binary patch or with other hunk headers.
 
-    The file is read on its own (as core.attributesFile of an empty repository), so the
-    tree's own .gitattributes, which are TE's, do not count.
+    The file is read on its own (as core.attributesFile of an empty repository).
     """
     info = git_path(repo, "info/attributes")
     if not info.is_file():

@@ -24,6 +24,7 @@ back.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -107,6 +108,12 @@ def check_out(root: Path, out: Path, releases: list[str]) -> None:
     """Refuse an --out in the series, a work tree or a backup, or one whose <release>/
     folders hold files already: port --out writes only into new or empty folders."""
     refuse_out(root, out, "port-out", folder=True)
+    links = [shlex.quote(str(out / r)) for r in releases if (out / r).is_symlink()]
+    if links:  # tool-review-v9 #7: it led port into patches/ (or, dangling, to a raw error)
+        raise SeriesError(
+            f"--out: {', '.join(links)} is a symbolic link; port writes only into folders of "
+            f"its own. Remove it (rm {' '.join(links)}) or name another --out folder."
+        )
     full = [out / r for r in releases if (out / r).exists() and any((out / r).iterdir())]
     if full:
         raise SeriesError(

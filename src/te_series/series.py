@@ -49,7 +49,7 @@ SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
 BASE_KEYS = {
-    ("upstream", "commit"): ("the upstream commit the series applies to", "text"),
+    ("upstream", "commit"): ("the upstream commit the series applies to", "commit"),
     ("pypi", "release"): ("the PyPI release whose files match the base commit", "text"),
     ("pypi", "torch"): ("the torch version of the CPU build", "text"),
     ("pypi", "core"): ("the name of TE's core wheel on PyPI", "text"),
@@ -65,6 +65,7 @@ BASE_EXAMPLES = {
     "text": '"..." (a string)',
     "list": '["2.19.0"] (a list of strings)',
     "identity": '"Name <email>"',
+    "commit": '"<40 hex digits>" (a full commit id: git rev-parse COMMIT prints it)',
 }
 
 
@@ -286,6 +287,7 @@ class Series:
             "list": isinstance(value, list)
             and all(isinstance(v, str) and v.strip() for v in value),
             "identity": isinstance(value, str) and bool(IDENTITY_RE.match(value.strip())),
+            "commit": isinstance(value, str) and bool(BLOB_RE.fullmatch(value)),  # not HEAD (v9 #4)
         }[kind]
         if not ok:
             raise SeriesError(
