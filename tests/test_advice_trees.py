@@ -545,6 +545,37 @@ def dirty_fork(c) -> None:
     (c.fork / "tests/test_fuser.py").write_text("edited = 1\n")
 
 
+def detached_work(at: str):
+    """A commit of mine on a detached HEAD at `at` (tool-review-v9 #2a)."""
+
+    def setup(c):
+        sh("git", "checkout", "-q", "--detach", at, cwd=c.fork)
+        commit(c.fork, {"tests/mine.py": "MINE = 1\n"}, msg("Detached work"))
+
+    return setup
+
+
+def series_in_a_worktree(c) -> None:
+    """series checked out in a linked worktree of fork/, with a commit there (v9 #6)."""
+    sh("git", "checkout", "-q", "-b", "other", cwd=c.fork)
+    sh("git", "worktree", "add", "-q", str(c.tmp_path / "wt"), "series", cwd=c.fork)
+    commit(c.tmp_path / "wt", {"tests/wt.py": "WT = 1\n"}, msg("Worktree work"))
+
+
+def on_series(subject: str):
+    """A step: the commit titled `subject` is on series now."""
+
+    def step(c, out):
+        assert subject in sh("git", "log", "--format=%s", "series", cwd=c.fork), out
+
+    return step
+
+
+def record_less_rebuild(c) -> None:
+    """A fork.new/ that a SIGTERM left before its record (tool-review-v9 #3)."""
+    sh("git", "init", "-q", str(c.project / "fork.new"), cwd=c.project)
+
+
 EXPORT = ("export", "--dry-run")
 APPLY = ("apply", "--te-src", "PATH")
 FORCE = ("apply", "--force", "--te-src", "PATH")
@@ -568,6 +599,11 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     "export-rebuild-waits-move-it": (
         unfinished_rebuild, EXPORT, "not swapped in yet",
         [run(r"\(e\.g\. (mv fork\.new fork\.new\.old)\)")], EXPORT,
+    ),
+    "export-record-less-rebuild": (
+        record_less_rebuild, EXPORT, "fork.new/: not made by te-series apply",
+        [lambda c, out: advice(out, r"for\. (Give it up): move") and c.do(
+            advice(out, r"\(e\.g\. (mv fork\.new fork\.new\.old)\)")[0])], EXPORT,
     ),
     "export-am-continue": (
         resolved_stop, EXPORT, "fork/ has a git am in progress",
@@ -596,6 +632,21 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     "export-other-branch": (
         lambda c: sh("git", "checkout", "-q", "-b", "elsewhere", cwd=c.fork), EXPORT,
         "not on 'series'", [run(r"\((git -C fork checkout series)\)")], EXPORT,
+    ),
+    "export-detached-ahead-of-series": (
+        detached_work("HEAD"), EXPORT, "HEAD has commit(s) that 'series' lacks",
+        [run(r"\((git -C fork checkout -B series HEAD)\)"), on_series("[PyTorch] Detached work")],
+        EXPORT,
+    ),
+    "export-detached-off-series": (
+        detached_work("HEAD~1"), EXPORT, "HEAD has commit(s) that 'series' lacks",
+        [run(r"\((git -C fork checkout series && git -C fork cherry-pick \w+)\)"),
+         on_series("[PyTorch] Detached work")], EXPORT,
+    ),
+    "export-series-in-a-worktree": (
+        series_in_a_worktree, EXPORT, "'series' is checked out in the worktree",
+        [run(r"\((git -C \S+ checkout --detach);", r"\((git -C fork checkout series)\)"),
+         on_series("[PyTorch] Worktree work")], EXPORT,
     ),
     "export-pypi-fork": (
         pypi_fork, EXPORT, "was built from a PyPI base",
@@ -904,6 +955,11 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
          lambda c, out: shutil.rmtree(c.fork),  # "remove fork/ yourself"
          lambda c, out: c.do("te-series apply --te-src PATH")], EXPORT,  # "and apply again"
     ),
+    "apply-fork-has-a-linked-worktree": (
+        series_in_a_worktree, FORCE, "fork/ has linked worktree(s)",
+        [run(r"Keep their work first \(commit it; export what is the series'\), then remove "
+             r"each \((git -C fork worktree remove \S+)\)")], FORCE,
+    ),
     "apply-backup-folder-is-a-file": (
         backup_folder_is_a_file, FORCE, ".te-series-backup is a file",
         [run(r"\((mv \.te-series-backup \.te-series-backup\.old)\), then run the command again"),
@@ -1050,3 +1106,28 @@ def test_a_rebase_onto_the_commit_fork_is_on_does_nothing(three, project, upstre
     rc, out = te("rebase", "--onto", three.base_commit[:12], "--te-src", str(upstream),
                  capsys=capsys)  # fmt: skip
     assert rc == 0 and "are on" in out and "already" in out, out
+
+
+def test_the_fetch_back_advice_brings_a_detached_head_and_every_stash(
+    three, project, upstream, capsys
+):
+    """tool-review-v9 #2b: refs/* held neither a detached HEAD's commit nor any stash but the
+    newest; the one printed fetch now brings both."""
+    fork = project / "fork"
+    for text in ("first", "second"):
+        (fork / "tests/test_fuser.py").write_text(f"{text} = 1\n")
+        sh("git", "stash", "push", "-q", "-m", text, cwd=fork)
+    detached_work("HEAD")(Ctx(project, upstream, capsys, None, project))
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    (command,) = re.findall(r"get its commits back with: (git -C \S+ fetch \S+ '\S+')", out)
+    Ctx(project, upstream, capsys, None, project).do(command)
+    (stamp,) = [p.name for p in (project / ".te-series-backup").iterdir()]
+    kept = f"refs/backup/{stamp}/fork/te-series-kept"
+    assert f"{kept}/HEAD and .../stash/N" in out, out
+    subject = lambda ref: sh("git", "log", "-1", "--format=%s", ref, cwd=fork).strip()
+    assert subject(f"{kept}/HEAD") == "[PyTorch] Detached work"
+    assert [subject(f"{kept}/stash/{n}") for n in (0, 1)] == [
+        "On series: second",
+        "On series: first",
+    ]

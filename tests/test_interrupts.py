@@ -279,14 +279,18 @@ def test_a_git_killed_by_sigint_is_an_interruption(tmp_path, monkeypatch):
         git.git("status", cwd=tmp_path)
 
 
-def test_an_ignored_sigint_stays_ignored_while_git_runs(tmp_path):
-    """Run with SIGINT ignored (nohup), a SIGINT during a git step does not stop the tool."""
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_an_ignored_sigint_stays_ignored_while_git_runs(tmp_path, sig):
+    """Run with SIGINT ignored (nohup; SIGHUP, SIGTERM the same), such a signal during a git
+    step, or after cli.main's set-up, does not stop the tool."""
     code = (
         "import os, signal, sys\n"
         "from te_series import util\n"
-        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        f"signal.signal(signal.{sig}, signal.SIG_IGN)\n"
+        "util.stop_as_ctrl_c()\n"
         "with util.no_interrupt():\n"
-        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        f"    os.kill(os.getpid(), signal.{sig})\n"
+        f"os.kill(os.getpid(), signal.{sig})\n"
         "print('went on')\n"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(util.__file__).parents[1])}
@@ -426,6 +430,28 @@ def test_nested_no_interrupt_holds_ctrl_c_to_the_outer_end():
     assert done == ["after inner"]
 
 
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_no_interrupt_holds_sigterm_and_sighup_to_its_end(sig):
+    """tool-review-v9 #3: they wait for the block, as Ctrl-C does, then stop it as one."""
+    code = (
+        "import os, signal\n"
+        "from te_series import util\n"
+        "util.stop_as_ctrl_c()\n"
+        "done = []\n"
+        "try:\n"
+        "    with util.no_interrupt():\n"
+        f"        os.kill(os.getpid(), signal.{sig})\n"
+        "        done.append('block')\n"
+        "except KeyboardInterrupt as e:\n"
+        "    print(done, e)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(util.__file__).parents[1])}
+    defaults = lambda: [signal.signal(s, signal.SIG_DFL) for s in util.STOPS]  # not nohup's
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, preexec_fn=defaults, check=False)  # fmt: skip
+    assert proc.stdout == f"['block'] {sig}\n", (proc.returncode, proc.stderr)
+
+
 def test_export_that_dies_halfway_still_finds_every_commit(three, project, capsys, monkeypatch):
     """M1: notes get the new names before the files change, so a crash between cannot make
     the next export think patches are gone."""
@@ -487,3 +513,56 @@ def test_ctrl_c_while_parsing_arguments_is_one_line(project, monkeypatch, capsys
     monkeypatch.setattr(cli, "parser", interrupted)
     rc, out = te("status", capsys=capsys)
     assert rc == 130 and "interrupted (Ctrl-C)" in out
+
+
+KILLER = """#!/bin/sh
+n=$(( $(cat "{counter}" 2>/dev/null || echo 0) + 1 ))
+echo $n > "{counter}"
+"{git}" "$@"
+rc=$?
+if [ "$n" = "{at}" ]; then kill -{sig} $PPID; fi
+exit $rc
+"""
+
+
+@pytest.mark.parametrize(
+    "sig, at", [("TERM", 1), ("TERM", 16), ("TERM", 29), ("HUP", 1), ("HUP", 16)]
+)
+def test_sigterm_or_sighup_during_apply_force_stops_as_ctrl_c_does(
+    three, project, upstream, tmp_path, capsys, sig, at
+):
+    """tool-review-v9 #3: `kill`, `timeout` or a closed terminal during `apply --force` (after
+    git call 1: fork.new/ cloned, no record yet; 16: patch 2's am; 29: the swap) stop it as a
+    Ctrl-C does: status is true, --continue (or the same command again) finishes, and the
+    old fork/ with its commit is kept."""
+    fork = project / "fork"
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    counter = tmp_path / "calls"
+    (shim / "git").write_text(
+        KILLER.format(counter=counter, git=shutil.which("git"), at=at, sig=sig)
+    )
+    (shim / "git").chmod(0o755)
+    env = {**os.environ, "PATH": f"{shim}:{os.environ['PATH']}", "TE_SERIES_ROOT": str(project),
+           "PYTHONPATH": str(Path(te_series.__file__).parents[1])}  # fmt: skip
+    defaults = lambda: [signal.signal(s, signal.SIG_DFL) for s in util.STOPS]  # not nohup's
+    proc = subprocess.run(
+        [sys.executable, "-m", "te_series", "apply", "--force", "--te-src", str(upstream)],
+        env=env, capture_output=True, text=True, preexec_fn=defaults, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 130, proc.stderr
+    assert f"interrupted (SIG{sig})" in proc.stderr and "Traceback" not in proc.stderr
+    status_is_true(project, capsys)
+    if (project / "fork.new").exists():
+        rc, out = te("export", "--dry-run", capsys=capsys)
+        assert rc == 2 and "te-series apply --continue swaps it in" in out, out
+        rc, out = te("apply", "--continue", capsys=capsys)
+    else:
+        rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)  # again
+    assert rc == 0, out
+    assert not (project / "fork.new").exists() and noted(fork) == 3, out
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and out.count("unchanged") == 3, out
+    kept = [g.parent for g in (project / ".te-series-backup").glob("*/fork/.git")]
+    assert any("Add d" in sh("git", "log", "--format=%s", "series", cwd=k) for k in kept)

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from .util import project_root, SeriesError
+from .util import project_root, SeriesError, stop_as_ctrl_c
 from .worktree import describe_tree, WorkTree
 
 
@@ -120,6 +120,7 @@ AFTER_CTRL_C = {
 
 
 def main(argv=None) -> int:
+    stop_as_ctrl_c()
     try:
         # `test` passes what it does not know to pytest (`test -q`, `test -x tests`);
         # argparse's REMAINDER alone refuses an option as the first extra argument.
@@ -152,8 +153,8 @@ def main(argv=None) -> int:
     except OSError as e:
         print(f"te-series {args.verb}: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"\nte-series {args.verb}: interrupted (Ctrl-C).", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        print(f"\nte-series {args.verb}: interrupted ({str(e) or 'Ctrl-C'}).", file=sys.stderr)
         if root is not None:
             try:
                 states = [describe_tree(t, root) for t in WorkTree.existing(root)]

@@ -55,6 +55,7 @@ from .worktree import (
     State,
     unfinished_port,
     WorkTree,
+    worktrees_of,
     write_state,
 )
 
@@ -73,10 +74,11 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     pending = WorkTree.at(tree).new
     if pending.exists():
         where = rel(pending, root)
+        finish = f"Finish it ({verbs['continue']} swaps it in), or give it up"
         raise SeriesError(
             f"{where}/ holds a rebuild of {name}/ that is not swapped in yet:\n"
             f"{describe_tree(pending, root)}\nAn export from the old {name}/ could undo what "
-            f"that rebuild is for. Finish it ({verbs['continue']} swaps it in), or give it up: "
+            f"that rebuild is for. {'Give it up' if read_state(pending) is None else finish}: "
             f"move {where}/ out of the way (e.g. mv {where} {where}.old), then export again."
         )
     busy = in_progress(tree)
@@ -101,10 +103,30 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     branch = git_run("symbolic-ref", "-q", "HEAD", cwd=tree).stdout.strip()
     branch = branch[len("refs/heads/") :] if branch.startswith("refs/heads/") else branch
     if branch != SERIES_BRANCH:
-        if object_id(tree, f"refs/heads/{SERIES_BRANCH}"):
-            how = f"check it out (git -C {name} checkout {SERIES_BRANCH})"
-        else:
+        ref = f"refs/heads/{SERIES_BRANCH}"
+        have = object_id(tree, ref)
+        mine = []  # HEAD's commits that a checkout of series would leave (upstream's aside)
+        if have:
+            mine = git("rev-list", "--reverse", "HEAD", "--not", ref, "--remotes", cwd=tree).split()
+        named = ", ".join(f"{c[:12]} {log1(tree, '%s', c)!r}" for c in mine)
+        lacks = f"HEAD has commit(s) that {SERIES_BRANCH!r} lacks ({named})"
+        if not have:
             how = f"put the branch back (git -C {name} checkout -b {SERIES_BRANCH})"
+        elif not mine:
+            how = f"check it out (git -C {name} checkout {SERIES_BRANCH})"
+        elif is_ancestor(tree, ref, "HEAD"):
+            how = f"{lacks}; put them on it (git -C {name} checkout -B {SERIES_BRANCH} HEAD)"
+        else:
+            how = (
+                f"{lacks}; check it out and take them along (git -C {name} checkout "
+                f"{SERIES_BRANCH} && git -C {name} cherry-pick {' '.join(c[:12] for c in mine)})"
+            )
+        held = [rel(p, root) for p, b in worktrees_of(tree).items() if b == SERIES_BRANCH]
+        if held:
+            how = (
+                f"{SERIES_BRANCH!r} is checked out in the worktree {held[0]}: free it there first "
+                f"(git -C {held[0]} checkout --detach; its files and commits stay), then {how}"
+            )
         where = f"on branch {branch!r}" if branch else "on no branch (a detached HEAD)"
         raise SeriesError(
             f"{name}/ is {where}, not on {SERIES_BRANCH!r}, the branch te-series exports: "

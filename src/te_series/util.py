@@ -112,13 +112,30 @@ def rel(path: Path, root: Path) -> str:
 
 # While a group of writes runs, Ctrl-C is held (no_interrupt) and git runs in its own
 # session, so a terminal's Ctrl-C (SIGINT to the whole foreground process group) cannot
-# kill git halfway through a write either.
+# kill git halfway through a write either. SIGTERM (kill, `timeout`) and SIGHUP (a closed
+# terminal) count as a Ctrl-C: held the same, then a KeyboardInterrupt, so that their stops
+# get Ctrl-C's cleanups and messages.
 _HOLD = {"depth": 0}
+STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _stop(signum, _frame=None):
+    """Stop as a Ctrl-C does; the KeyboardInterrupt names any other signal."""
+    raise KeyboardInterrupt(*([] if signum == signal.SIGINT else [signal.Signals(signum).name]))
+
+
+def stop_as_ctrl_c() -> None:
+    """Let SIGTERM and SIGHUP raise KeyboardInterrupt, as SIGINT does (cli.main); one that
+    was ignored before (nohup ignores SIGHUP) stays ignored."""
+    for s in STOPS[1:]:
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, _stop)
 
 
 @contextlib.contextmanager
 def no_interrupt():
-    """Hold Ctrl-C until the block is done, so that a group of writes is all or nothing.
+    """Hold Ctrl-C (and SIGTERM, SIGHUP) until the block is done, so that a group of writes
+    is all or nothing.
 
     Nested blocks belong to the outermost one: only it raises the held KeyboardInterrupt.
     """
@@ -133,16 +150,18 @@ def no_interrupt():
         yield  # signals reach the main thread only
         return
     caught = []
-    old = signal.signal(signal.SIGINT, lambda *_: caught.append(1))
+    old = {s: signal.signal(s, lambda n, _: caught.append(n)) for s in STOPS}
     _HOLD["depth"] = 1
     try:
         yield
     finally:
         _HOLD["depth"] = 0
-        signal.signal(signal.SIGINT, old)
-    # A SIGINT that was ignored before (nohup, `cmd &` in a script) stays ignored.
-    if caught and old is not signal.SIG_IGN:
-        raise KeyboardInterrupt
+        for s, handler in old.items():
+            signal.signal(s, handler)
+    # A signal that was ignored before (nohup, `cmd &` in a script) stays ignored.
+    held = [n for n in caught if old[n] is not signal.SIG_IGN]
+    if held:
+        _stop(held[0])
 
 
 def read_text(path: Path, root: Path | None = None) -> str:

@@ -213,14 +213,11 @@ class WorkTree:
         tree, new, root = self.path, self.new, self.root
         stamp = backup_stamp(root)
         verbs = self.verbs()
-        if new.exists():
-            if not force:
-                raise SeriesError(
-                    f"{rel(new, root)}/ holds an unfinished apply:\n{describe_tree(new, root)}\n"
-                    "Or start over with --force (it keeps that tree whole in a backup)."
-                )
-            for line in backup_tree(new, root, stamp):
-                print(f"kept: {line}")
+        if new.exists() and not force:
+            raise SeriesError(
+                f"{rel(new, root)}/ holds an unfinished apply:\n{describe_tree(new, root)}\n"
+                "Or start over with --force (it keeps that tree whole in a backup)."
+            )
         if tree.exists() and not force:
             if not (tree / ".git").exists():
                 raise not_a_work_tree(tree, root)
@@ -238,6 +235,19 @@ class WorkTree:
                     f"in {BACKUP_DIR}/. Export its work first ({verbs['export']}), then remove "
                     f"{rel(old, root)}/ yourself (e.g. git worktree remove) and apply again."
                 )
+            linked = list(worktrees_of(old)) if (old / ".git").is_dir() else []
+            if linked:
+                # Their git data is in old/.git: moving old into the backup would break them.
+                raise SeriesError(
+                    f"{rel(old, root)}/ has linked worktree(s), which keep their git data in "
+                    f"{rel(old, root)}/.git, so moving it into {BACKUP_DIR}/ would break them: "
+                    f"{', '.join(rel(p, root) for p in linked)}. Keep their work first (commit "
+                    f"it; export what is the series'), then remove each (git -C {rel(old, root)} "
+                    f"worktree remove {os.path.relpath(linked[0], old)}) and run this again."
+                )
+        if new.exists():
+            for line in backup_tree(new, root, stamp):
+                print(f"kept: {line}")
         try:
             build(new)
         except (PatchFailed, KeyboardInterrupt) as err:
@@ -477,24 +487,56 @@ def backup_stamp(root: Path) -> str:
     return stamp
 
 
+def worktrees_of(tree: Path) -> dict[Path, str]:
+    """The other worktrees of tree's repository (`git worktree add`, its main one where tree
+    is a linked one): path -> the branch checked out there ("" for none)."""
+    found = {}
+    for block in git_run("worktree", "list", "--porcelain", cwd=tree).stdout.split("\n\n"):
+        said = dict(line.partition(" ")[::2] for line in block.splitlines())
+        path = Path(said.get("worktree", tree))
+        if path.resolve() != tree.resolve() and "prunable" not in said:
+            found[path] = said.get("branch", "").removeprefix("refs/heads/")
+    return found
+
+
+KEPT = "refs/te-series-kept"
+
+
+def keep_heads(tree: Path) -> None:
+    """Refs for what `refs/*` misses of a tree about to be backed up: its HEAD (a detached
+    HEAD's commits are on no branch) and each stash entry (all but the newest live only in
+    the stash's reflog). Best effort: what git cannot read there is left out."""
+    run = lambda *a, **k: git_run(f"--git-dir={tree / '.git'}", *a, cwd=tree, **k)  # noqa: E731
+    heads = run("rev-parse", "-q", "--verify", "HEAD").stdout.split()
+    stashes = run("rev-list", "--walk-reflogs", "refs/stash", "--").stdout.split()
+    refs = [("HEAD", h) for h in heads] + [(f"stash/{n}", s) for n, s in enumerate(stashes)]
+    if refs:
+        run("update-ref", "--stdin", input="".join(f"update {KEPT}/{r} {i}\n" for r, i in refs))
+
+
 def backup_tree(tree: Path, root: Path, stamp: str) -> list[str]:
     """Move a work tree whole into .te-series-backup/<stamp>/ before it is replaced.
 
     A move keeps everything: all refs (branches, tags, notes, the stash and its reflog),
     uncommitted edits, untracked and ignored files, nested repositories, an unfinished
-    am or rebase. On one file system it is a rename, so it is instant and cannot stop
-    halfway. Returns what was kept and how to get it back.
+    am or rebase; its HEAD and every stash entry get refs first (keep_heads), so that the
+    one fetch command brings them back too. On one file system it is a rename, so it is
+    instant and cannot stop halfway. Returns what was kept and how to get it back.
     """
     dest = root / BACKUP_DIR / stamp
     dest.mkdir(parents=True, exist_ok=True)
     target = dest / tree.name
+    if (tree / ".git").exists():
+        keep_heads(tree)
     shutil.move(str(tree), str(target))
     where, into = rel(target, root), WorkTree.at(tree).path  # fork.new/'s go into fork/
+    back = f"refs/backup/{stamp}/{tree.name}"
     return [
         f"{rel(tree, root)}/ moved whole to {where}/ (commits, branches, tags, stashes, notes, "
         f"uncommitted, untracked and ignored files); get its commits back with: git -C "
-        f"{rel(into, root)} fetch {os.path.relpath(target, into)} "
-        f"'refs/*:refs/backup/{stamp}/{tree.name}/*' (delete {where}/ once you no longer need it)"
+        f"{rel(into, root)} fetch {os.path.relpath(target, into)} 'refs/*:{back}/*' (its HEAD "
+        f"and each stash come as {back}/te-series-kept/HEAD and .../stash/N; delete {where}/ "
+        "once you no longer need it)"
     ]
 
 
