@@ -965,6 +965,12 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         [run(r"\((mv \.te-series-backup \.te-series-backup\.old)\), then run the command again"),
          lambda c, out: c.do("te-series apply --force --te-src PATH")], EXPORT,
     ),
+    "apply-continue-fork-has-a-linked-worktree": (  # the swap of --continue moves fork/ too
+        lambda c: (complete_rebuild(c), series_in_a_worktree(c)), ("apply", "--continue"),
+        "fork/ has linked worktree(s)",
+        [run(r"then remove each \((git -C fork worktree remove \S+)\)"),
+         lambda c, out: c.do("te-series apply --continue")], EXPORT,
+    ),
     "apply-continue-backup-folder-is-a-file": (
         complete_rebuild_and_backup_file, ("apply", "--continue"), ".te-series-backup is a file",
         [run(r"\((mv \.te-series-backup \.te-series-backup\.old)\), then run the command again"),

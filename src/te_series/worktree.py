@@ -225,26 +225,8 @@ class WorkTree:
                 f"{rel(tree, root)}/ exists. Export its work first ({verbs['export']}), then "
                 f"rerun with --force to rebuild it (the old tree is kept whole in {BACKUP_DIR}/)."
             )
-        for old in (new, tree):
-            if (old / ".git").is_file():
-                # A linked worktree or a separate git dir: its commits live elsewhere, so
-                # moving the tree into the backup would not keep them.
-                raise SeriesError(
-                    f"{rel(old, root)}/.git is a file ({(old / '.git').read_text().strip()}): "
-                    f"{rel(old, root)}/ keeps its commits elsewhere, so --force cannot keep them "
-                    f"in {BACKUP_DIR}/. Export its work first ({verbs['export']}), then remove "
-                    f"{rel(old, root)}/ yourself (e.g. git worktree remove) and apply again."
-                )
-            linked = list(worktrees_of(old)) if (old / ".git").is_dir() else []
-            if linked:
-                # Their git data is in old/.git: moving old into the backup would break them.
-                raise SeriesError(
-                    f"{rel(old, root)}/ has linked worktree(s), which keep their git data in "
-                    f"{rel(old, root)}/.git, so moving it into {BACKUP_DIR}/ would break them: "
-                    f"{', '.join(rel(p, root) for p in linked)}. Keep their work first (commit "
-                    f"it; export what is the series'), then remove each (git -C {rel(old, root)} "
-                    f"worktree remove {os.path.relpath(linked[0], old)}) and run this again."
-                )
+        for old in (new, tree):  # before anything moves: all or nothing
+            refuse_unmovable(old, root)
         if new.exists():
             for line in backup_tree(new, root, stamp):
                 print(f"kept: {line}")
@@ -277,6 +259,32 @@ def not_a_work_tree(tree: Path, root: Path) -> SeriesError:
         f"series: move it out of the way (mv {name} {name}.old), then "
         f"{WorkTree.at(tree).verbs()['make']}."
     )
+
+
+def refuse_unmovable(old: Path, root: Path) -> None:
+    """Refuse to move a tree into the backup whose git data is not (all) in its own .git
+    folder: the move would not keep it, or would break a linked worktree (v9 #6). The one
+    check of every move (WorkTree.build, and backup_tree for apply --continue's swap)."""
+    verbs = WorkTree.at(old).verbs()
+    if (old / ".git").is_file():
+        # A linked worktree or a separate git dir: its commits live elsewhere, so
+        # moving the tree into the backup would not keep them.
+        raise SeriesError(
+            f"{rel(old, root)}/.git is a file ({(old / '.git').read_text().strip()}): "
+            f"{rel(old, root)}/ keeps its commits elsewhere, so a move into {BACKUP_DIR}/ "
+            f"would not keep them. Export its work first ({verbs['export']}), then remove "
+            f"{rel(old, root)}/ yourself (e.g. git worktree remove) and run this again."
+        )
+    linked = list(worktrees_of(old)) if (old / ".git").is_dir() else []
+    if linked:
+        # Their git data is in old/.git: moving old into the backup would break them.
+        raise SeriesError(
+            f"{rel(old, root)}/ has linked worktree(s), which keep their git data in "
+            f"{rel(old, root)}/.git, so moving it into {BACKUP_DIR}/ would break them: "
+            f"{', '.join(rel(p, root) for p in linked)}. Keep their work first (commit "
+            f"it; export what is the series'), then remove each (git -C {rel(old, root)} "
+            f"worktree remove {os.path.relpath(linked[0], old)}) and run this again."
+        )
 
 
 def stopped_message(tree: Path, root: Path, err: PatchFailed) -> str:
@@ -523,6 +531,7 @@ def backup_tree(tree: Path, root: Path, stamp: str) -> list[str]:
     one fetch command brings them back too. On one file system it is a rename, so it is
     instant and cannot stop halfway. Returns what was kept and how to get it back.
     """
+    refuse_unmovable(tree, root)
     dest = root / BACKUP_DIR / stamp
     dest.mkdir(parents=True, exist_ok=True)
     target = dest / tree.name
