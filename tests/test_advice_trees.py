@@ -242,7 +242,9 @@ def reword_to_what_am_reads(message: str, match: str):
     """A step: reword the commit to the subject the refusal says am reads back."""
 
     def step(c, out):
-        (rebase,) = advice(out, r"Fix each commit named in (git -C fork rebase -i \w+)")
+        (rebase,) = advice(
+            out, r"Fix each commit named in (git -C fork -c commit.cleanup=strip rebase -i \w+)"
+        )
         (subject,) = advice(out, r"would come back from the patch as '([^']+)' \(git am joins")
         c.rebase_i(rebase, match, "reword", subject + "\n\n" + message.split("\n\n", 1)[1])
 
@@ -251,7 +253,9 @@ def reword_to_what_am_reads(message: str, match: str):
 
 def indent_the_line(line: str):
     def step(c, out):
-        (rebase,) = advice(out, r"Fix each commit named in (git -C fork rebase -i \w+)")
+        (rebase,) = advice(
+            out, r"Fix each commit named in (git -C fork -c commit.cleanup=strip rebase -i \w+)"
+        )
         c.rebase_i(rebase, "Add e", "reword", cut_message(line).replace(line, "  " + line))
 
     return step
@@ -274,7 +278,9 @@ def new_file(message: str, env: dict | None = None):
 
 def set_the_author(c, out) -> None:
     """'edit' in the rebase the message names, then its amend and continue commands."""
-    (rebase,) = advice(out, r"Fix each commit named in (git -C fork rebase -i \w+)")
+    (rebase,) = advice(
+        out, r"Fix each commit named in (git -C fork -c commit.cleanup=strip rebase -i \w+)"
+    )
     c.rebase_i(rebase, "Add e", "edit")
     run(r"Mark the commit 'edit', then (git -C fork commit --amend --no-edit --author=.+?) "
         r"and (git -C fork rebase --continue)")(c, out)  # fmt: skip
@@ -1103,12 +1109,10 @@ def test_a_tag_of_mine_does_not_make_my_commit_upstream(three, project, capsys):
 
 
 def test_a_rebase_onto_the_commit_fork_is_on_does_nothing(three, project, upstream, capsys):
-    """base.toml naming fork/'s commit by a short id: the rebase onto it has nothing to do
-    (it was refused with "export says how to bring them together", and export had nothing
-    to say)."""
-    toml = project / "patches" / "base.toml"
-    toml.write_text(toml.read_text().replace(three.base_commit, three.base_commit[:12]))
-    save(project, "short id")
+    """A rebase onto the commit fork/ and base.toml are on (named by a short id; what a
+    Ctrl-C after a rebase's writes leaves) has nothing to do (it was refused with "export
+    says how to bring them together", and export had nothing to say). base.toml itself
+    holds full ids only (tool-review-v9 #4)."""
     rc, out = te("rebase", "--onto", three.base_commit[:12], "--te-src", str(upstream),
                  capsys=capsys)  # fmt: skip
     assert rc == 0 and "are on" in out and "already" in out, out
