@@ -602,6 +602,11 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         complete_rebuild, EXPORT, "fork.new/ holds a rebuild of fork/ that is not swapped in",
         [run(r"Finish it \((te-series apply --continue) swaps it in\)")], EXPORT,
     ),
+    "export-rebuild-waits-no-fork": (  # v10 #3: it said "fork/ does not exist. Make it first"
+        lambda c: c.fork.rename(c.project / "fork.new"), EXPORT,
+        "fork.new/ holds a rebuild of fork/ that is not swapped in",
+        [run(r"Finish it \((te-series apply --continue) swaps it in\)")], EXPORT,
+    ),
     "export-rebuild-waits-move-it": (
         unfinished_rebuild, EXPORT, "not swapped in yet",
         [run(r"\(e\.g\. (mv fork\.new fork\.new\.old)\)")], EXPORT,
@@ -747,6 +752,7 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
             ("spaces", "  Many   spaces", "Many"),
             ("tab", "\tTab", "Tab"),
             ("PATCH", "[PATCH] Pre", "Pre"),
+            ("Re", "Re: fix the op", "fix the op"),  # v10 #4 (msg() puts [PyTorch] before it)
         )
     },
     "export-author": (

@@ -119,6 +119,8 @@ def test_non_utf8_project_file_is_named_with_its_line(three, project, upstream, 
         ("commit = ", "commit = 123 #", ["export", "--dry-run"], "[upstream] commit = 123 is not"),
         ('targets = ["10.0.0"]', 'targets = "10.0.0"', ["port"], "[port] targets = '10.0.0'"),
         ('release = "9.9.9"', 'release = ["9.9.9"]', ["port"], "[pypi] release = ['9.9.9']"),
+        ('targets = ["10.0.0"]', 'targets = ["../../x"]', ["port"], "targets = ['../../x'] is"),
+        ('release = "9.9.9"', 'release = "../x"', ["port"], "[pypi] release = '../x' is not"),
     ],
 )
 def test_base_toml_values_of_the_wrong_type(three, project, capsys, old, new, args, says):
@@ -189,3 +191,23 @@ def test_an_out_of_the_wrong_kind_is_refused_before_any_work(three, project, ups
     said = "is a folder; name a file" if verb == "range-diff" else "is a file; name a folder"
     assert rc == 2 and said in out, out
     assert file_.read_text() == "x\n" and not any(folder.iterdir())
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["export", "--port", "../fork"],
+        ["apply", "--continue", "--port", ".."],
+        ["port", "--edit", "--release", "../x"],
+        ["build", "--release", "../b"],
+        ["test", "--release", "a/b"],
+    ],
+)
+def test_a_release_argument_is_a_release_number(three, project, capsys, args):
+    """tool-review-v10 #2: `--port ../fork` read fork/ against a patches/fork/ that does not
+    exist and advised rebuilding fork/; a release argument is a release number or nothing."""
+    with pytest.raises(SystemExit) as e:
+        te(*args)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "is not a release number (e.g. 2.19.0)" in err, err
+    assert "Traceback" not in err

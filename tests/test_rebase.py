@@ -9,6 +9,28 @@ from te_series.worktree import read_state, write_state
 from series_helpers import commit, CONFLICTING, FUSER, move_upstream, msg, patch_bytes, save, sh, te
 
 
+def test_rebase_refuses_to_overwrite_an_ignored_file_and_moving_it_gets_past(
+    three, project, upstream, capsys
+):
+    """tool-review-v10 #1: an ignored file of fork/ (export's advice lets info/exclude hide
+    it) where upstream's new commit has a file was overwritten by the rebase, unrecoverably."""
+    fork = project / "fork"
+    (fork / "scratch").mkdir()
+    (fork / "scratch" / "notes.md").write_text("mine\n")
+    with open(fork / ".git" / "info" / "exclude", "a") as f:
+        f.write("scratch/\n")
+    commit(upstream, {"scratch/notes.md": "upstream's\n"}, "Upstream notes")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "fork/ has ignored file(s)" in out and "scratch/notes.md" in out, out
+    assert (fork / "scratch" / "notes.md").read_text() == "mine\n"
+    assert read_state(fork).base == three.base_commit
+    sh("mv", "fork/scratch/notes.md", "notes.md.mine", cwd=project)  # the advice, as written
+    assert "(e.g. mv fork/scratch/notes.md notes.md.mine)" in out
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    assert (project / "notes.md.mine").read_text() == "mine\n"
+
+
 def test_rebase_onto_newer_upstream(three, project, upstream, capsys):
     before = patch_bytes(three)
     toml = project / "patches" / "base.toml"

@@ -9,12 +9,20 @@ import sys
 from pathlib import Path
 
 from .util import project_root, SeriesError, stop_as_ctrl_c
+from .series import RELEASE_RE
 from .worktree import describe_tree, WorkTree
 
 
 def _path(s: str) -> Path:
     """A path argument, read from the caller's directory."""
     return Path(s).resolve()
+
+
+def _release(s: str) -> str:
+    """A release argument: a release number, never a path (tool-review-v10 #2)."""
+    if not RELEASE_RE.match(s):
+        raise argparse.ArgumentTypeError(f"{s!r} is not a release number (e.g. 2.19.0)")
+    return s
 
 
 def parser() -> argparse.ArgumentParser:
@@ -38,14 +46,18 @@ def parser() -> argparse.ArgumentParser:
         "--continue", dest="continue_", action="store_true", help="go on after a stopped patch"
     )
     sp.add_argument("--skip", action="store_true", help="with --continue: skip the stopped patch")
-    sp.add_argument("--port", metavar="R", help="with --continue: the port tree of release R")
+    sp.add_argument(
+        "--port", metavar="R", type=_release, help="with --continue: the port tree of release R"
+    )
 
     sp = sub.add_parser("export", help="write fork/ base..HEAD back to patches/ (stable, safe)")
     sp.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
     sp.add_argument(
         "--drop", action="append", metavar="NAME", help="let export remove this patch (repeat)"
     )
-    sp.add_argument("--port", metavar="R", help="export fork-port/R into patches/port/R/")
+    sp.add_argument(
+        "--port", metavar="R", type=_release, help="export fork-port/R into patches/port/R/"
+    )
 
     sp = sub.add_parser("check", help="lint, apply each patch, TE's pre-commit checks and pylint")
     base_opts(sp)
@@ -55,14 +67,16 @@ def parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("build", help="install the patched TE (CPU stack, or TE's pipeline)")
     base_opts(sp)
-    sp.add_argument("--release", help="PyPI release to patch (default: base.toml)")
+    sp.add_argument("--release", type=_release, help="PyPI release to patch (default: base.toml)")
     sp.add_argument("--force", action="store_true", help="git base: rebuild fork/ first")
     sp.add_argument(
         "--baseline", action="store_true", help="install the unpatched release in its own venv"
     )
 
     sp = sub.add_parser("port", help="3-way merge the series onto a newer PyPI release")
-    sp.add_argument("--release", help="target release (default: base.toml's port targets)")
+    sp.add_argument(
+        "--release", type=_release, help="target release (default: base.toml's port targets)"
+    )
     sp.add_argument("--out", type=_path, help="write the ported patches under OUT/<release>/")
     sp.add_argument("--edit", action="store_true", help="leave the port in fork-port/<release>/")
     sp.add_argument("--force", action="store_true", help="with --edit: replace fork-port/<R>/")
@@ -88,7 +102,9 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("status", help="where fork/ and the port trees stand")
 
     sp = sub.add_parser("test", help="tool tests and CPU acceptance suite (pytest)")
-    sp.add_argument("--release", help="test the build of this release (default: the base's)")
+    sp.add_argument(
+        "--release", type=_release, help="test the build of this release (default: the base's)"
+    )
     sp.add_argument("--long", action="store_true", help="long randomized differential run")
     sp.add_argument("pytest_args", nargs=argparse.REMAINDER)
 

@@ -67,20 +67,21 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     """
     name = rel(tree, root)
     verbs = WorkTree.at(tree).verbs(state)
+    if (tree / ".git").exists() or not tree.exists():  # a rebuild waits: say so first (v10 #3)
+        pending = WorkTree.at(tree).new
+        if pending.exists():
+            where = rel(pending, root)
+            finish = f"Finish it ({verbs['continue']} swaps it in), or give it up"
+            raise SeriesError(
+                f"{where}/ holds a rebuild of {name}/ that is not swapped in yet:\n"
+                f"{describe_tree(pending, root)}\nAn export from {name}/ now could undo what "
+                f"that rebuild is for. {'Give it up' if read_state(pending) is None else finish}"
+                f": move {where}/ out of the way (e.g. mv {where} {where}.old), then export again."
+            )
     if not (tree / ".git").exists():
         if tree.exists() or tree.is_symlink():
             raise not_a_work_tree(tree, root)
         raise SeriesError(f"{name}/ does not exist. Make it first: {verbs['make']}")
-    pending = WorkTree.at(tree).new
-    if pending.exists():
-        where = rel(pending, root)
-        finish = f"Finish it ({verbs['continue']} swaps it in), or give it up"
-        raise SeriesError(
-            f"{where}/ holds a rebuild of {name}/ that is not swapped in yet:\n"
-            f"{describe_tree(pending, root)}\nAn export from the old {name}/ could undo what "
-            f"that rebuild is for. {'Give it up' if read_state(pending) is None else finish}: "
-            f"move {where}/ out of the way (e.g. mv {where} {where}.old), then export again."
-        )
     busy = in_progress(tree)
     if busy:
         how = {
@@ -367,8 +368,9 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
             if i == 0:  # tool-review-v8 #6, #15
                 problems.append(
                     f"commit {rev[:12]}: its subject {line!r} would come back from the patch as "
-                    f"{g[0]!r} (git am joins the lines of a message's first paragraph, drops a "
-                    "[PATCH] prefix and repeated blanks). Reword it to one line as am reads it"
+                    f"{g[0]!r} (git am joins the lines of a first paragraph and drops what mail "
+                    "takes for prefixes: '[PATCH]', 'Re:', a ':' after a bracket, repeated "
+                    "blanks; v10 #4). Reword it to one line as am reads it"
                 )
             else:
                 problems.append(

@@ -50,7 +50,7 @@ SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 BASE_KEYS = {
     ("upstream", "commit"): ("the upstream commit the series applies to", "commit"),
-    ("pypi", "release"): ("the PyPI release whose files match the base commit", "text"),
+    ("pypi", "release"): ("the PyPI release whose files match the base commit", "release"),
     ("pypi", "torch"): ("the torch version of the CPU build", "text"),
     ("pypi", "core"): ("the name of TE's core wheel on PyPI", "text"),
     ("port", "targets"): ("the other releases the series is ported to", "list"),
@@ -63,7 +63,8 @@ BASE_KEYS = {
 
 BASE_EXAMPLES = {
     "text": '"..." (a string)',
-    "list": '["2.19.0"] (a list of strings)',
+    "list": '["2.19.0"] (a list of release numbers)',
+    "release": '"2.20.2" (a release number)',
     "identity": '"Name <email>"',
     "commit": '"<40 hex digits>" (a full commit id: git rev-parse COMMIT prints it)',
 }
@@ -285,7 +286,8 @@ class Series:
         ok = {
             "text": isinstance(value, str) and value.strip() == value and "\n" not in value,
             "list": isinstance(value, list)
-            and all(isinstance(v, str) and v.strip() for v in value),
+            and all(isinstance(v, str) and RELEASE_RE.match(v) for v in value),  # v10 #2
+            "release": isinstance(value, str) and bool(RELEASE_RE.match(value)),
             "identity": isinstance(value, str) and bool(IDENTITY_RE.match(value.strip())),
             "commit": isinstance(value, str) and bool(BLOB_RE.fullmatch(value)),  # not HEAD (v9 #4)
         }[kind]
