@@ -744,7 +744,8 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     },
     **{
         f"export-subject[{key}]": (
-            new_file(msg(subject)), EXPORT, "Reword it to one line as am reads it",
+            new_file(msg(subject)), EXPORT,
+            "'Re:', a ':' after a bracket" if key == "Re" else "Reword it to one line as am",
             [reword_to_what_am_reads(msg(subject), match)], EXPORT,
         )
         for key, subject, match in (
