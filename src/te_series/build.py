@@ -2,7 +2,8 @@
 
 PyPI base (default), CPU stack in the project venv (.venv):
 
-1. torch, the release's core wheel (`transformer-engine-cu13`) and the build deps;
+1. torch (installed once per version in the cache, hard-linked into each venv), the
+   release's core wheel (`transformer-engine-cu13`) and the build deps;
 2. `transformer_engine_torch` built from its sdist once and cached outside the repo
    (about 9 minutes on 2 cores; progress is printed);
 3. the release's `transformer_engine` wheel with the series applied, repacked as
@@ -19,6 +20,7 @@ with the NVTE_* settings below, for a machine with CUDA.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +28,7 @@ import tempfile
 import threading
 import time
 import venv
+from importlib import metadata
 from pathlib import Path
 
 from .util import cache_dir, PatchFailed, progress, SeriesError, te_import_error
@@ -184,10 +187,66 @@ def ext_wheel(py: Path, release: str) -> Path:
     return sorted(wheels.glob(pattern))[0]
 
 
+def purelib(py: Path) -> Path:
+    """The site-packages folder of the venv that `py` belongs to."""
+    cmd = [str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]
+    return Path(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip())
+
+
+def torch_layer(root: Path, torch: str) -> Path:
+    """torch with what it pulls in (about 5.5 GB), installed once per version in the cache.
+
+    Returns the layer's site-packages folder.
+    """
+    layer = cache_dir() / f"torch-{torch}"
+    done = layer / "te-series-complete"
+    if not done.exists():  # also after an interrupted install: start over
+        shutil.rmtree(layer, ignore_errors=True)
+        py = venv_python(root, layer)
+        pip(py, "install", "-q", f"torch=={torch}", what=f"install torch=={torch}")
+        done.write_text(f"{purelib(py)}\n")
+    return Path(done.read_text().strip())
+
+
+def dist_name(dist: metadata.Distribution) -> str:
+    return re.sub(r"[-_.]+", "-", dist.metadata["Name"]).lower()
+
+
+def link_file(src: Path, dst: Path) -> None:
+    """Hard-link src at dst; copy where the file system can't link (another device)."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+    except FileExistsError:
+        pass  # linked by an earlier, interrupted run
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def link_layer(site: Path, py: Path) -> None:
+    """Give py's venv the layer's distributions as hard links: one copy on disk for all venvs.
+
+    A distribution the venv already has (pip, setuptools) is left to it, so the pip run after
+    this upgrades it if torch needs that. A distribution is the files its RECORD lists, its
+    *.dist-info last, so that pip sees it only once its files are there. pip can still upgrade
+    or remove a linked distribution in one venv: it unlinks files, it never writes into them.
+    """
+    target = purelib(py)
+    have = {dist_name(d) for d in metadata.distributions(path=[str(target)])}
+    for dist in metadata.distributions(path=[str(site)]):
+        if dist_name(dist) in have:
+            continue
+        files = [f for f in dist.files or () if ".." not in f.parts]  # not ../../bin scripts
+        for f in sorted(files, key=lambda f: f.parts[0].endswith(".dist-info")):
+            link_file(site / f, target / f)
+
+
 def install_stack(root: Path, py: Path, series: Series) -> None:
     """torch, TE's build and runtime deps, and te-series itself with its dev tools."""
     torch = series.base_value("pypi", "torch")
-    pip(py, "install", "-q", f"torch=={torch}", what=f"install torch=={torch}")
+    link_layer(torch_layer(root, torch), py)
+    # A no-op once linked; installs torch in the venv if the layer does not satisfy it.
+    pip(py, "install", "-q", f"torch=={torch}", what=f"check torch=={torch}")
     pip(py, "install", "-q", *BUILD_DEPS, what="install build and runtime deps")
     pip(py, "install", "-q", "-e", f"{root}[dev]", what="install te-series and dev tools")
 
