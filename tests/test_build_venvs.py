@@ -1,35 +1,54 @@
-"""`build` installs torch once per version and hard-links it into each venv it makes (.venv,
-.venv-<release>, the baselines), so that a second venv costs megabytes, not 5.5 GB of disk."""
+"""`build` installs torch once per version and Python and hard-links it into each venv it
+makes (.venv, .venv-<release>, the baselines): a second venv costs megabytes, not 5.5 GB.
+The layer and the venvs here are small fake distributions, as pip leaves them."""
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
+import subprocess
+import sys
+import threading
+import time
 import venv
 from pathlib import Path
 
 import pytest
 
 from te_series import build
+from te_series.util import SeriesError
+
+PYDIR = f"python{sys.version_info.major}.{sys.version_info.minor}"
 
 
 def fake_dist(site: Path, name: str, files: dict[str, str], version: str = "1.0") -> None:
-    """A distribution as pip leaves it: its files, and a dist-info whose RECORD lists them."""
+    """A distribution: its files, and a dist-info whose RECORD lists them (its own files
+    first, as a wheel may list them: link_layer must not follow that order)."""
     info = f"{name}-{version}.dist-info"
     meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-    files = {**files, f"{info}/METADATA": meta, f"{name}/v{version}.py": ""}
+    files = {f"{info}/METADATA": meta, **files, f"{name}/v{version}.py": ""}
     for rel, text in files.items():
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / rel).write_text(text)
-    # the dist-info first, as a wheel may list it: link_layer must not follow that order
-    record = [f"{info}/RECORD", *reversed(files), "../../../bin/fake-script"]
+    record = [f"{info}/RECORD", *files, "../../../bin/fake-run"]
     (site / info / "RECORD").write_text("".join(f"{r},,\n" for r in record))
 
 
 @pytest.fixture
 def layer(tmp_path):
-    site = tmp_path / "layer"
-    fake_dist(site, "faketorch", {"faketorch/__init__.py": "x = 1\n", "faketorch/lib/a.so": "so"})
+    site = tmp_path / "layer" / "lib" / PYDIR / "site-packages"
+    fake_dist(
+        site,
+        "faketorch",
+        {
+            "faketorch/__init__.py": "x = 1\n",
+            "faketorch/cli.py": "def main():\n    print('fake run')\n",
+            "faketorch/lib/a.so": "so" * 1000,
+            "faketorch-1.0.dist-info/entry_points.txt": "[console_scripts]\n"
+            "fake-run = faketorch.cli:main\n",
+        },
+    )
     fake_dist(site, "pip", {"pip/__init__.py": "layer's pip\n"})
     return site
 
@@ -40,12 +59,14 @@ def py(tmp_path):
     return tmp_path / "venv" / "bin" / "python"
 
 
-def test_a_venv_gets_the_layers_files_as_links(layer, py):
+def test_a_venv_gets_the_layers_files_as_links_and_its_scripts(layer, py):
     build.link_layer(layer, py)
     target = build.purelib(py)
     for rel in ["faketorch/__init__.py", "faketorch/lib/a.so", "faketorch-1.0.dist-info/RECORD"]:
         assert os.path.samefile(layer / rel, target / rel), rel
-    assert not (target.parents[2] / "bin" / "fake-script").exists()
+    assert not list(target.rglob("*te-series-tmp*"))
+    out = subprocess.run([py.parent / "fake-run"], capture_output=True, text=True, check=True)
+    assert out.stdout == "fake run\n"
 
 
 def test_a_distribution_the_venv_has_is_left_to_it(layer, py):
@@ -57,60 +78,143 @@ def test_a_distribution_the_venv_has_is_left_to_it(layer, py):
     assert (target / "faketorch" / "__init__.py").exists()
 
 
-def test_another_file_system_gets_copies(layer, py, monkeypatch):
-    def cross_device(src, dst):
-        raise OSError(errno.EXDEV, "Invalid cross-device link")
+def test_a_broken_dist_info_in_the_venv_is_replaced(layer, py):
+    target = build.purelib(py)
+    (target / "faketorch-1.0.dist-info").mkdir()  # no METADATA, so no name
+    (target / "faketorch-1.0.dist-info" / "INSTALLER").write_text("pip\n")
+    build.link_layer(layer, py)
+    assert (target / "faketorch-1.0.dist-info" / "METADATA").exists()
 
+
+def test_a_file_in_the_way_is_replaced_never_written_into(layer, py, tmp_path):
+    """A file at a linked path may itself be a link (to another layer's file): writing into it
+    would change that one too."""
+    other = tmp_path / "another-layers-file"
+    other.write_text("other\n")
+    target = build.purelib(py)
+    (target / "faketorch").mkdir()
+    os.link(other, target / "faketorch" / "__init__.py")
+    build.link_layer(layer, py)
+    assert other.read_text() == "other\n"
+    assert os.path.samefile(layer / "faketorch/__init__.py", target / "faketorch/__init__.py")
+
+
+def test_a_venv_of_another_python_is_left_to_its_pip(layer, py, monkeypatch):
+    other = py.parents[1] / "lib" / "python3.99" / "site-packages"
+    monkeypatch.setattr(build, "purelib", lambda _: other)
+    build.link_layer(layer, py)
+    assert not other.exists()
+
+
+def cross_device(src, dst):
+    raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+
+def test_another_file_system_gets_copies_and_says_so(layer, py, monkeypatch, capsys):
     monkeypatch.setattr(build.os, "link", cross_device)
     build.link_layer(layer, py)
     copy = build.purelib(py) / "faketorch" / "lib" / "a.so"
-    assert copy.read_text() == "so" and not os.path.samefile(layer / "faketorch/lib/a.so", copy)
+    assert copy.read_text() == "so" * 1000
+    assert not os.path.samefile(layer / "faketorch/lib/a.so", copy)
+    assert "different file systems: torch was copied" in capsys.readouterr().err
 
 
-def test_an_interrupted_link_hides_the_distribution_until_a_rerun_finishes(layer, py, monkeypatch):
-    real = build.link_file
+@pytest.mark.parametrize("stop_at", ["a.so", "METADATA"])
+def test_an_interrupted_link_hides_the_distribution_until_a_rerun_finishes(
+    layer, py, monkeypatch, stop_at
+):
+    real = build.place
 
-    def stop_at_the_library(src, dst):
-        if src.name == "a.so":
+    def stop(src, dst, layer_):
+        if src.name == stop_at and "faketorch" in str(src):
             raise KeyboardInterrupt
-        real(src, dst)
+        return real(src, dst, layer_)
 
-    monkeypatch.setattr(build, "link_file", stop_at_the_library)
+    monkeypatch.setattr(build, "place", stop)
     with pytest.raises(KeyboardInterrupt):
         build.link_layer(layer, py)
     target = build.purelib(py)
-    assert not list(target.glob("faketorch-*.dist-info"))  # pip would see a half package
-    monkeypatch.setattr(build, "link_file", real)
-    build.link_layer(layer, py)  # the files linked before the stop are taken as they are
-    assert (target / "faketorch" / "lib" / "a.so").read_text() == "so"
-    assert (target / "faketorch-1.0.dist-info" / "RECORD").exists()
+    assert not list(target.glob("faketorch-*.dist-info"))  # pip would see a part of one
+    monkeypatch.setattr(build, "place", real)
+    build.link_layer(layer, py)
+    assert (target / "faketorch" / "lib" / "a.so").read_text() == "so" * 1000
+    assert sorted(p.name for p in (target / "faketorch-1.0.dist-info").iterdir()) == [
+        "METADATA",
+        "RECORD",
+        "entry_points.txt",
+    ]
+    assert not list(target.rglob("*te-series-tmp*"))
 
 
-def test_an_interrupted_layer_install_starts_over(tmp_path, monkeypatch):
+def test_an_interrupted_copy_is_never_taken_for_the_file(layer, py, monkeypatch):
+    monkeypatch.setattr(build.os, "link", cross_device)
+
+    def half_a_copy(src, dst):
+        Path(dst).write_text(Path(src).read_text()[:10])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build.shutil, "copy2", half_a_copy)
+    with pytest.raises(KeyboardInterrupt):
+        build.link_layer(layer, py)
+    monkeypatch.undo()
+    build.link_layer(layer, py)
+    target = build.purelib(py)
+    for rel in ["faketorch/__init__.py", "faketorch/lib/a.so", "faketorch-1.0.dist-info/RECORD"]:
+        assert (target / rel).read_text() == (layer / rel).read_text(), rel
+
+
+@pytest.mark.parametrize("loss", ["a file", "a RECORD"])
+def test_a_damaged_layer_is_named_with_its_removal(layer, py, loss):
+    if loss == "a file":
+        (layer / "faketorch" / "lib" / "a.so").unlink()
+    else:
+        (layer / "faketorch-1.0.dist-info" / "RECORD").unlink()
+    with pytest.raises(SeriesError, match=rf"rm -r {layer.parents[2]}\) and rerun the build"):
+        build.link_layer(layer, py)
+
+
+@pytest.fixture
+def fake_installs(tmp_path, monkeypatch):
+    """torch_layer with venv creation and pip faked: pip leaves a file, the list of installs."""
     monkeypatch.setenv("TE_SERIES_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(build, "venv_python", lambda root, path: fake_venv(path))
+    monkeypatch.setattr(build, "venv_python", lambda root, path: path / "bin" / "python")
+    monkeypatch.setattr(build, "purelib", lambda py: py.parents[1] / "site")
     installs = []
 
     def pip(py, *args, what):
         installs.append(args)
-        (py.parent / "partial").write_text("")
+        py.parents[1].mkdir(parents=True, exist_ok=True)
+        (py.parents[1] / "partial").write_text("")
         if len(installs) == 1:
             raise KeyboardInterrupt
 
     monkeypatch.setattr(build, "pip", pip)
-    monkeypatch.setattr(build, "purelib", lambda py: py.parent / "site")
+    return installs
+
+
+def test_an_interrupted_layer_install_starts_over(tmp_path, fake_installs):
     with pytest.raises(KeyboardInterrupt):
         build.torch_layer(tmp_path, "2.14.1")
-    layer = tmp_path / "cache" / "torch-2.14.1"
+    layer = tmp_path / "cache" / f"torch-2.14.1-{sys.implementation.cache_tag}"
     assert (layer / "partial").exists()
     (layer / "stale").write_text("")
     assert build.torch_layer(tmp_path, "2.14.1") == layer / "site"
     assert not (layer / "stale").exists()  # the half layer went before the second install
-    assert len(installs) == 2
+    assert len(fake_installs) == 2
     assert build.torch_layer(tmp_path, "2.14.1") == layer / "site"
-    assert len(installs) == 2  # a complete layer is kept
+    assert len(fake_installs) == 2  # a complete layer is kept
 
 
-def fake_venv(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    return path / "python"
+def test_a_second_build_waits_for_the_first_ones_layer(tmp_path, fake_installs, capsys):
+    fake_installs.append("the interrupted one, done")  # this layer installs at once
+    layer = tmp_path / "cache" / f"torch-2.14.1-{sys.implementation.cache_tag}"
+    layer.parent.mkdir(parents=True)
+    with open(f"{layer}.lock", "w", encoding="utf-8") as first:
+        fcntl.flock(first, fcntl.LOCK_EX)
+        second = threading.Thread(target=build.torch_layer, args=(tmp_path, "2.14.1"))
+        second.start()
+        time.sleep(0.5)
+        assert second.is_alive() and len(fake_installs) == 1  # it waits, installing nothing
+    second.join(10)
+    assert len(fake_installs) == 2 and (layer / "te-series-complete").exists()
+    assert "waiting for another te-series build" in capsys.readouterr().err

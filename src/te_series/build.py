@@ -19,6 +19,7 @@ with the NVTE_* settings below, for a machine with CUDA.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
@@ -194,51 +195,96 @@ def purelib(py: Path) -> Path:
 
 
 def torch_layer(root: Path, torch: str) -> Path:
-    """torch with what it pulls in (about 5.5 GB), installed once per version in the cache.
-
-    Returns the layer's site-packages folder.
+    """torch with what it pulls in (about 5.5 GB), installed once per version and Python in
+    the cache; returns its site-packages folder. A lock makes a second build wait for the
+    first's install; a layer without its completion mark (an interrupted install) is redone.
     """
-    layer = cache_dir() / f"torch-{torch}"
-    done = layer / "te-series-complete"
-    if not done.exists():  # also after an interrupted install: start over
-        shutil.rmtree(layer, ignore_errors=True)
-        py = venv_python(root, layer)
-        pip(py, "install", "-q", f"torch=={torch}", what=f"install torch=={torch}")
-        done.write_text(f"{purelib(py)}\n")
-    return Path(done.read_text().strip())
+    layer = cache_dir() / f"torch-{torch}-{sys.implementation.cache_tag}"
+    with open(f"{layer}.lock", "w", encoding="utf-8") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            progress(f"waiting for another te-series build to finish installing {layer.name}")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        done = layer / "te-series-complete"
+        if not done.exists():
+            shutil.rmtree(layer, ignore_errors=True)
+            py = venv_python(root, layer)
+            pip(py, "install", "-q", f"torch=={torch}", what=f"install torch=={torch}")
+            done.touch()
+    return purelib(layer / "bin" / "python")
 
 
 def dist_name(dist: metadata.Distribution) -> str:
-    return re.sub(r"[-_.]+", "-", dist.metadata["Name"]).lower()
+    """The normalized name (PEP 503); "" for a dist-info without one (a broken install)."""
+    return re.sub(r"[-_.]+", "-", dist.metadata["Name"] or "").lower()
 
 
-def link_file(src: Path, dst: Path) -> None:
-    """Hard-link src at dst; copy where the file system can't link (another device)."""
+def damaged(layer: Path, what: str) -> SeriesError:
+    return SeriesError(
+        f"the torch layer {layer} is damaged: {what}; remove it (rm -r {layer}) and rerun the "
+        "build, which installs it again"
+    )
+
+
+def place(src: Path, dst: Path, layer: Path) -> bool:
+    """Put src at dst as a hard link, or a copy where the file system can't link; True if
+    linked. Through a temporary name, so that an interrupted copy is never left at dst."""
+    if not src.exists():
+        raise damaged(layer, f"{src} is missing")
+    if dst.exists() and os.path.samefile(src, dst):  # linked by an interrupted run; and
+        return True  # renaming a second link of a file over it would leave that link behind
     dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(f"{dst.name}.te-series-tmp")
+    tmp.unlink(missing_ok=True)
     try:
-        os.link(src, dst)
-    except FileExistsError:
-        pass  # linked by an earlier, interrupted run
+        os.link(src, tmp)
+        linked = True
     except OSError:
-        shutil.copy2(src, dst)
+        shutil.copy2(src, tmp)
+        linked = False
+    os.replace(tmp, dst)
+    return linked
 
 
 def link_layer(site: Path, py: Path) -> None:
     """Give py's venv the layer's distributions as hard links: one copy on disk for all venvs.
 
-    A distribution the venv already has (pip, setuptools) is left to it, so the pip run after
-    this upgrades it if torch needs that. A distribution is the files its RECORD lists, its
-    *.dist-info last, so that pip sees it only once its files are there. pip can still upgrade
-    or remove a linked distribution in one venv: it unlinks files, it never writes into them.
+    A distribution is the files its RECORD lists. One the venv already has (pip, setuptools)
+    is left to it, so the pip run after this upgrades it if torch needs that. Each dist-info
+    is put together under a hidden name and renamed into place after the distribution's
+    files and console scripts, so pip never sees a part of one. pip can still upgrade or
+    remove a linked distribution in one venv: it unlinks files, it never writes into them.
+    An edit in place would change every venv and the layer.
     """
+    layer = site.parents[2]
     target = purelib(py)
+    if target.parent.name != site.parent.name:  # another Python: its pip installs torch
+        return
     have = {dist_name(d) for d in metadata.distributions(path=[str(target)])}
+    copied = False
     for dist in metadata.distributions(path=[str(site)]):
         if dist_name(dist) in have:
             continue
-        files = [f for f in dist.files or () if ".." not in f.parts]  # not ../../bin scripts
-        for f in sorted(files, key=lambda f: f.parts[0].endswith(".dist-info")):
-            link_file(site / f, target / f)
+        files = [f for f in dist.files or () if ".." not in f.parts]  # not the ../../bin ones
+        info = next((f.parts[0] for f in files if f.parts[0].endswith(".dist-info")), None)
+        if info is None:
+            raise damaged(layer, f"{dist.metadata['Name']} has no RECORD")
+        staged = target / f".{info}.te-series-tmp"
+        for f in files:
+            dst = staged.joinpath(*f.parts[1:]) if f.parts[0] == info else target / f
+            copied |= not place(site / f, dst, layer)
+        for ep in dist.entry_points.select(group="console_scripts"):
+            script = py.parent / ep.name
+            script.write_text(
+                f"#!{py}\nimport sys\nfrom {ep.module} import {ep.attr.split('.')[0]}\n"
+                f"sys.exit({ep.attr}())\n"
+            )
+            script.chmod(0o755)
+        shutil.rmtree(target / info, ignore_errors=True)  # one without a name: broken
+        os.rename(staged, target / info)
+    if copied:
+        progress(f"{layer} and {target} are on different file systems: torch was copied")
 
 
 def install_stack(root: Path, py: Path, series: Series) -> None:
