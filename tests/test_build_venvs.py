@@ -178,7 +178,6 @@ def fake_installs(tmp_path, monkeypatch):
     """torch_layer with venv creation and pip faked: pip leaves a file, the list of installs."""
     monkeypatch.setenv("TE_SERIES_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(build, "venv_python", lambda root, path: path / "bin" / "python")
-    monkeypatch.setattr(build, "purelib", lambda py: py.parents[1] / "site")
     installs = []
 
     def pip(py, *args, what):
@@ -198,23 +197,28 @@ def test_an_interrupted_layer_install_starts_over(tmp_path, fake_installs):
     layer = tmp_path / "cache" / f"torch-2.14.1-{sys.implementation.cache_tag}"
     assert (layer / "partial").exists()
     (layer / "stale").write_text("")
-    assert build.torch_layer(tmp_path, "2.14.1") == layer / "site"
+    site = layer / "lib" / PYDIR / "site-packages"
+    assert build.torch_layer(tmp_path, "2.14.1") == site
     assert not (layer / "stale").exists()  # the half layer went before the second install
     assert len(fake_installs) == 2
-    assert build.torch_layer(tmp_path, "2.14.1") == layer / "site"
+    assert build.torch_layer(tmp_path, "2.14.1") == site  # its python is not run (there is none)
     assert len(fake_installs) == 2  # a complete layer is kept
 
 
-def test_a_second_build_waits_for_the_first_ones_layer(tmp_path, fake_installs, capsys):
+def test_a_second_build_waits_for_the_first_ones_layer(tmp_path, fake_installs, monkeypatch):
     fake_installs.append("the interrupted one, done")  # this layer installs at once
     layer = tmp_path / "cache" / f"torch-2.14.1-{sys.implementation.cache_tag}"
     layer.parent.mkdir(parents=True)
+    waiting = threading.Event()
+    monkeypatch.setattr(
+        build, "progress", lambda msg: "waiting for another" in msg and waiting.set()
+    )
     with open(f"{layer}.lock", "w", encoding="utf-8") as first:
         fcntl.flock(first, fcntl.LOCK_EX)
         second = threading.Thread(target=build.torch_layer, args=(tmp_path, "2.14.1"))
         second.start()
-        time.sleep(0.5)
+        assert waiting.wait(30), "the second build did not wait for the lock"
+        time.sleep(0.2)
         assert second.is_alive() and len(fake_installs) == 1  # it waits, installing nothing
-    second.join(10)
+    second.join(30)
     assert len(fake_installs) == 2 and (layer / "te-series-complete").exists()
-    assert "waiting for another te-series build" in capsys.readouterr().err

@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -196,7 +197,8 @@ def purelib(py: Path) -> Path:
 
 def torch_layer(root: Path, torch: str) -> Path:
     """torch with what it pulls in (about 5.5 GB), installed once per version and Python in
-    the cache; returns its site-packages folder. A lock makes a second build wait for the
+    the cache; returns its site-packages folder (found by its layout, so a layer whose python
+    went away, with a Python upgrade, still links). A lock makes a second build wait for the
     first's install; a layer without its completion mark (an interrupted install) is redone.
     """
     layer = cache_dir() / f"torch-{torch}-{sys.implementation.cache_tag}"
@@ -212,7 +214,7 @@ def torch_layer(root: Path, torch: str) -> Path:
             py = venv_python(root, layer)
             pip(py, "install", "-q", f"torch=={torch}", what=f"install torch=={torch}")
             done.touch()
-    return purelib(layer / "bin" / "python")
+    return Path(sysconfig.get_path("purelib", "posix_prefix", {"base": layer, "platbase": layer}))
 
 
 def dist_name(dist: metadata.Distribution) -> str:
