@@ -2,10 +2,11 @@
 
 Models: a 16-op chain without channels (its "caller-routed" twin is the same model), a
 residual block, a three-way fan-out and a 16-op chain of channels, each trained with a plain
-forward and backward per step; and the residual block under two alternating configurations,
+forward and backward per step; the residual block under two alternating configurations,
 activation recompute (a no-grad forward before each grad forward) and a grad-requirement
 flip (the input requires grad every other call), which make the fuser switch fusion
-configurations.
+configurations; and standalone calls of two ops, each of which runs in a fuser of its own
+made for the call (its "caller-routed" twin is the same).
 
 Run with the python of a venv that has TE installed. Prints one JSON object:
 {model: {"channels": seconds_per_step, "caller": seconds_per_step}} (medians over
@@ -126,6 +127,16 @@ def plain16(device, size, n=8):
     return channels, caller
 
 
+def standalone(device, size):
+    """Standalone calls, op(x), of a ConstantScale and a Bias: a transient fuser per call."""
+
+    def make():
+        scale, bias = te_ops.ConstantScale(0.5), te_ops.Bias(size, device=device)
+        return lambda x: bias(scale(x))
+
+    return make(), make()
+
+
 def train_step(fn, x, dy):
     """Forward and backward."""
     fn(x).backward(dy)
@@ -156,6 +167,7 @@ MODELS = {
     "chain16": (chain16, train_step),
     "recompute": (residual, recompute_step),
     "gradflip": (residual, grad_flip_step),
+    "standalone": (standalone, train_step),
 }
 
 

@@ -156,9 +156,11 @@ st_l0() {
   [ "$room" -lt "$budget" ] && budget=$room
   [ "$budget" -lt 120 ] && budget=120
   say "l0: every te.ops file of L0 on the patched build (budget $budget s)"
+  local tree=${H200_L0_TREE:-$FORK} pp
+  pp=$(pyenv_patched); [ "$tree" = "$FORK" ] || pp=$tree:$SITE
   # shellcheck disable=SC2086
-  "$PY" "$REPO/gpu/h200_l0.py" run --te-path "$FORK" --out "$S/l0" --cwd "$RUN" \
-    --pythonpath "$(pyenv_patched)" --slots "${H200_L0_SLOTS:-20}" --budget "$budget" \
+  "$PY" "$REPO/gpu/h200_l0.py" run --te-path "$tree" --out "$S/l0" --cwd "$RUN" \
+    --pythonpath "$pp" --slots "${H200_L0_SLOTS:-20}" --budget "$budget" \
     ${H200_L0_ARGS:-} > "$LOG/l0.log" 2>&1  # word-split on purpose
   touch "$S/l0.done"
 }
@@ -166,8 +168,10 @@ st_l0() {
 st_l0_base() {
   [ -f "$S/base.ok" ] || st_base || return 1
   say "l0-base: failed ids alone, on the base and on the patched tree"
-  "$PY" "$REPO/gpu/h200_l0.py" rerun --l0 "$S/l0" --base "$B" --patched "$FORK" --out "$S/l0-rerun" \
-    --cwd "$RUN" --pythonpath-base "$(pyenv_base)" --pythonpath-patched "$(pyenv_patched)" \
+  local tree=${H200_L0_TREE:-$FORK} pp
+  pp=$(pyenv_patched); [ "$tree" = "$FORK" ] || pp=$tree:$SITE
+  "$PY" "$REPO/gpu/h200_l0.py" rerun --l0 "$S/l0" --base "$B" --patched "$tree" --out "$S/l0-rerun" \
+    --cwd "$RUN" --pythonpath-base "$(pyenv_base)" --pythonpath-patched "$pp" \
     --budget "${H200_RERUN_BUDGET:-150}" > "$LOG/l0-rerun.log" 2>&1
   "$PY" "$REPO/gpu/h200_l0.py" compare --l0 "$S/l0" --rerun "$S/l0-rerun" \
     --known "$S/gpu-baseline-failed.txt" > "$S/l0-compare.md" 2>> "$LOG/l0-rerun.log"
@@ -201,6 +205,38 @@ st_basetests() {  # the series' own tests (the patched test file) on the base's 
     echo "pytest $FORK/tests/pytorch/test_fusible_ops.py -k '$k' (PYTHONPATH=$side)" >> "$S/basetests.commands"
   done
   touch "$S/basetests.done"
+}
+
+st_prs() {  # each PR on its own base: its trees, its tests there and on the base
+  [ -f "$S/base.ok" ] || st_base || return 1
+  local k=${H200_PRS_K:-"TestExtraTensorChannels or test_fused_op_return_counts or test_linear_add_on_channel"}
+  local top; top=$(git -C "$B" rev-parse HEAD)
+  mkdir -p "$S/prs"; : > "$S/prs/commands.txt"
+  "$PY" "$REPO/gpu/pr_chains.py" "$P/patches/series" > "$S/prs/chains.txt"
+  "$PY" "$REPO/gpu/pr_chains.py" "$P/patches/series" --upto "${H200_SET_UPTO:-contract}" >> "$S/prs/chains.txt"
+  local slug names tree
+  while IFS=$'\t' read -r slug names; do
+    case " ${H200_PRS:-fixes in-place contract} set " in *" $slug "*) ;; *) continue ;; esac
+    tree=$S/prs/tree-$slug
+    if [ ! -d "$tree" ]; then
+      git -C "$FORK" worktree add -q --detach "$tree" "$top" || return 1
+      (cd "$P/patches" && git -C "$tree" -c user.name=h200 -c user.email=h200@localhost -c commit.cleanup=verbatim am -q -3 $names) \
+        > "$LOG/prs-am-$slug.log" 2>&1 || { say "prs: $slug does not apply on its base"; return 1; }
+      (cd "$FORK" && find . -name '*.so' -not -path './build/*' -not -path './3rdparty/*' -not -path './.git/*') |
+        while read -r so; do mkdir -p "$tree/$(dirname "$so")"; ln -sfn "$FORK/${so#./}" "$tree/$so"; done
+    fi
+    echo "$slug: $(git -C "$tree" log --oneline -1) on $(git -C "$tree" log --oneline -1 "$top")" >> "$S/prs/trees.txt"
+    local side pp
+    for side in pr base; do
+      if [ "$side" = base ]; then pp=$B:$SITE; else pp=$tree:$SITE; fi
+      (cd "$RUN" && PYTHONPATH=$pp timeout "${H200_PRS_S:-300}" "$PY" -m pytest -q -p no:cacheprovider \
+        -n 4 "$tree/tests/pytorch/test_fusible_ops.py" -k "$k" --junitxml="$S/prs/$slug-$side.xml" -rf \
+        > "$LOG/prs-$slug-$side.log" 2>&1; echo "rc=$?" >> "$LOG/prs-$slug-$side.log") &
+      echo "pytest $slug's test_fusible_ops.py -k '$k' (PYTHONPATH=$side)" >> "$S/prs/commands.txt"
+    done
+    wait
+  done < "$S/prs/chains.txt"
+  touch "$S/prs.done"
 }
 
 st_l0_base_blocks() {  # together: none is a timing
@@ -263,6 +299,7 @@ pipeline() {
     case $st in
       build) st_build ;; base) st_base ;; l0) st_l0 ;; l0-base) st_l0_base ;; blocks) st_blocks ;;
       l0-base+blocks) st_l0_base_blocks ;; perf) st_perf ;; basetests) st_basetests ;;
+      prs) st_prs ;;
       *) say "unknown stage $st"; false ;;
     esac
     local rc=$?
@@ -317,7 +354,7 @@ cmd_status() {
   [ -f "$LOG/l0.log" ] && { echo "-- l0.log tail"; tail -n 18 "$LOG/l0.log"; }
   [ -f "$S/l0-compare.md" ] && { echo "-- l0-compare"; head -n 25 "$S/l0-compare.md"; }
   for f in "$S"/blocks-*.jsonl; do [ -f "$f" ] && { echo "-- $(basename "$f")"; cut -c1-400 "$f"; }; done
-  for f in "$LOG"/basetests-*.log; do [ -f "$f" ] && { echo "-- $(basename "$f")"; grep -E "^FAILED|^ERROR|passed|failed|rc=" "$f" | cut -c1-200 | tail -n 40; }; done
+  for f in "$LOG"/basetests-*.log "$LOG"/prs-*.log; do [ -f "$f" ] && { echo "-- $(basename "$f")"; grep -E "^FAILED|^ERROR|passed|failed|rc=" "$f" | cut -c1-200 | tail -n 40; }; done
   [ -f "$S/perf/report.txt" ] && { echo "-- perf"; cat "$S/perf/report.txt"; }
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader 2>/dev/null
   return 0
@@ -346,6 +383,7 @@ print(json.dumps(r, indent=1))" "$S/perf" > "$out/perf.json"
     [ -f "$f" ] && tail -c 400000 "$f" > "$t/logs/$(basename "$(dirname "$f")")_$(basename "$f")"; done
   cp "$S"/l0/*.xml "$S"/l0-rerun/*.xml "$S"/l0/status.json "$t/junit/" 2>/dev/null
   cp "$S"/l0-rerun/*.ids "$S"/l0-rerun/*.absent.txt "$S"/basetests-*.xml "$S/basetests.commands" "$t/junit/" 2>/dev/null
+  cp "$S"/prs/*.xml "$S"/prs/*.txt "$t/junit/" 2>/dev/null
   tar -cJf "$out/logs.tar.xz" -C "$t" logs junit 2>/dev/null
   ls -la "$out"
 }
@@ -357,6 +395,6 @@ case ${1:-status} in
   wait) cmd_wait "${2:-560}" ;;
   status) cmd_status ;;
   collect) cmd_collect ;;
-  build|base|l0|l0-base|blocks|perf|basetests) setup || exit 1; launch "$1" ;;
+  build|base|l0|l0-base|blocks|perf|basetests|prs) setup || exit 1; launch "$1" ;;
   *) echo "usage: $0 start [STAGES]|setup|wait [S]|status|collect|build|base|l0|l0-base|blocks|perf" >&2; exit 2 ;;
 esac
