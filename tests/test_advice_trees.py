@@ -243,7 +243,9 @@ def reword_to_what_am_reads(message: str, match: str):
 
     def step(c, out):
         (rebase,) = advice(
-            out, r"Fix each commit named in (git -C fork -c commit.cleanup=strip rebase -i \w+)"
+            out,
+            r"Fix each commit named in (git -C fork -c commit.cleanup=\S+ -c "
+            r"commit.status=\S+ rebase -i \w+)",
         )
         (subject,) = advice(out, r"would come back from the patch as '([^']+)' \(git am joins")
         c.rebase_i(rebase, match, "reword", subject + "\n\n" + message.split("\n\n", 1)[1])
@@ -254,7 +256,9 @@ def reword_to_what_am_reads(message: str, match: str):
 def indent_the_line(line: str):
     def step(c, out):
         (rebase,) = advice(
-            out, r"Fix each commit named in (git -C fork -c commit.cleanup=strip rebase -i \w+)"
+            out,
+            r"Fix each commit named in (git -C fork -c commit.cleanup=\S+ -c "
+            r"commit.status=\S+ rebase -i \w+)",
         )
         c.rebase_i(rebase, "Add e", "reword", cut_message(line).replace(line, "  " + line))
 
@@ -279,7 +283,9 @@ def new_file(message: str, env: dict | None = None):
 def set_the_author(c, out) -> None:
     """'edit' in the rebase the message names, then its amend and continue commands."""
     (rebase,) = advice(
-        out, r"Fix each commit named in (git -C fork -c commit.cleanup=strip rebase -i \w+)"
+        out,
+        r"Fix each commit named in (git -C fork -c commit.cleanup=\S+ -c commit.status=\S+ "
+        r"rebase -i \w+)",
     )
     c.rebase_i(rebase, "Add e", "edit")
     run(r"Mark the commit 'edit', then (git -C fork commit --amend --no-edit --author=.+?) "
@@ -875,7 +881,7 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         "conflicts in transformer_engine/pytorch/fuser.py",
         [edit(FUSER_PATH, RESOLVED),
          naming(r"Resolve it in fork/, (git -C fork add) the files", FUSER_PATH),
-         run(r"then (git -C fork rebase --continue) and (te-series rebase --continue)\.")],
+         run(r"the files, then (te-series rebase --continue) \(it keeps")],
         EXPORT,
     ),
     "rebase-no-markers-give-up": (

@@ -416,3 +416,19 @@ def test_check_reports_a_binary_patch(three, project, tmp_path):
     (three.dir / name).write_text(data)
     problems = lint(three)
     assert any(p.startswith(f"{name}: a binary diff") for p in problems), problems
+
+
+def test_check_names_a_message_line_git_cleanup_would_drop(project, upstream, capsys):
+    """tool-review-v11 #1: a message line that starts with '#' is a comment to git's default
+    cleanup (an editor, git rebase --continue), which drops it. check names the patch and
+    the line; rewording it in fork/ and exporting, as said, satisfies check."""
+    hashed = msg("Make route return a list", "#3410 caches the fused op lists.\nLists.")
+    series = make_series(project, upstream, [(GOOD_CHANGE, hashed)])
+    (name,) = series.names()
+    (said,) = [p for p in lint(series) if "starts with '#'" in p]
+    assert said.startswith(f"{name}: message line 3, '#3410 caches the fused op lists.',"), said
+    assert "Reword it so that '#' is not its first character" in said and "then export" in said
+    reworded = hashed.replace("#3410 caches", "PR #3410 caches")
+    sh("git", "commit", "-q", "--amend", "-m", reworded, cwd=project / "fork")
+    assert te("export")[0] == 0
+    assert not [p for p in lint(series) if "starts with '#'" in p]

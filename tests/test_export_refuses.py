@@ -330,9 +330,10 @@ def test_a_message_am_would_strip_is_refused_and_rewording_it_keeps_export_stabl
     rc, out = te("export", capsys=capsys)
     assert rc == 2 and "message line 1 ends in whitespace" in out, out
     base = read_state(fork).base[:12]
-    assert f"git -C fork -c commit.cleanup=strip rebase -i {base}" in out
+    (command,) = re.findall(r"Fix each commit named in (git -C fork .*? rebase -i \w+)", out)
+    assert command.endswith(f"-c commit.cleanup=whitespace -c commit.status=false rebase -i {base}")
     env = {"GIT_SEQUENCE_EDITOR": "sed -i /Trailing/s/^pick/reword/", "GIT_EDITOR": "true"}
-    sh("git", "-c", "commit.cleanup=strip", "rebase", "-q", "-i", base, cwd=fork, env=env)
+    sh(*shlex.split(command.replace("-C fork ", "")), "-q", cwd=fork, env=env)
     rc, out = te("export", capsys=capsys)
     assert rc == 0, out
     save(project, "exported")

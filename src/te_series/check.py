@@ -81,6 +81,12 @@ def lint(series: Series) -> list[str]:
         ]
         if not prose:
             problems.append(f"{name}: the body is empty; argue the change")
+        problems += [
+            f"{name}: message line {n}, {line!r}, starts with '#': git's default message "
+            "cleanup (an editor, a git rebase --continue) drops it as a comment. Reword it so "
+            "that '#' is not its first character (e.g. 'PR #3410 ...'; in fork/, then export)"
+            for n, line in enumerate(info.message.splitlines(), 1) if line.startswith("#")
+        ]  # fmt: skip
         if not info.files:
             problems.append(f"{name}: no diff")
         binary = re.search(rb"^(GIT binary patch|Binary files .* differ)$", path.read_bytes(), re.M)

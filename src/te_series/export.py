@@ -36,6 +36,7 @@ from .git import (
     git_run,
     in_progress,
     is_ancestor,
+    KEEP_MESSAGES,
     log1,
     mailinfo,
     note_names,
@@ -399,9 +400,8 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
         raise SeriesError(
             "export would write patches that git am reads back differently:\n  "
             + "\n  ".join(problems)
-            + f"\nFix each commit named in git -C {name} -c commit.cleanup=strip rebase -i "
-            f"{base[:12]} ('reword' a "
-            "message, 'edit' an author, as said), then export again."
+            + f"\nFix each commit named in git -C {name} {KEEP_MESSAGES} rebase -i {base[:12]} "
+            "('reword' a message, 'edit' an author, as said), then export again."
         )
 
 

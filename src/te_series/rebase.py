@@ -282,8 +282,9 @@ def conflict(fork, proc) -> str:
         f"patch {', '.join(names) or '(a new commit)'} ({subject!r}) conflicts in "
         f"{', '.join(files) or '(see git)'}\n"
         + said
-        + "Resolve it in fork/, git -C fork add the files, then git -C fork rebase --continue "
-        "and te-series rebase --continue. Or give up: te-series rebase --abort."
+        + "Resolve it in fork/, git -C fork add the files, then te-series rebase --continue (it "
+        "keeps the messages' '#' lines, which git's own continue drops). Or give up: te-series "
+        "rebase --abort."
     )
 
 

@@ -431,8 +431,8 @@ def describe_tree(tree: Path, root: Path) -> str:
         lines.append(f"  {busy} is in progress in {name}")
     if state.rebase_onto and busy == "a git rebase":
         lines.append(
-            f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: resolve, "
-            f"git -C {name} rebase --continue, then te-series rebase --continue (or --abort)"
+            f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: resolve, git "
+            f"-C {name} add the files, then te-series rebase --continue (or --abort)"
         )
     elif state.rebase_onto:
         lines.append(
