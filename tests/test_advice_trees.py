@@ -1111,14 +1111,20 @@ def test_the_fetch_back_advice_of_both_backups_works_as_written(three, project, 
     assert count(f"refs/backup/{stamp}/fork/heads/series") == "4"  # base + 3 patches
 
 
-def test_a_tag_of_mine_does_not_make_my_commit_upstream(three, project, capsys):
-    """tool-review-v8 #11: only a tag origin has too marks an upstream commit; a tag made in
-    fork/ (a bookmark) leaves the commit a new patch of mine."""
+@pytest.mark.parametrize("origin", ["there", "moved"])
+def test_a_tag_of_mine_does_not_make_my_commit_upstream(three, project, upstream, capsys, origin):
+    """tool-review-v8 #11: a tag made in fork/ (a bookmark) leaves the commit a new patch of
+    mine; v11 #3: also once the TE checkout fork/ was cloned from has moved (then every tag
+    counted, and the advice took the commit out of series). Export writes it, and it stays
+    on series."""
     fork = project / "fork"
     commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))
     sh("git", "tag", "wip", cwd=fork)
-    rc, out = te("export", "--dry-run", capsys=capsys)
+    if origin == "moved":
+        upstream.rename(upstream.with_name("upstream.moved"))
+    rc, out = te("export", capsys=capsys)
     assert rc == 0 and "add 0004-PyTorch-Add-d.patch (a new commit)" in out, out
+    assert "[PyTorch] Add d" in sh("git", "log", "--format=%s", "series", cwd=fork)
 
 
 def test_a_rebase_onto_the_commit_fork_is_on_does_nothing(three, project, upstream, capsys):

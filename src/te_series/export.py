@@ -238,14 +238,11 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
         for line in git("log", "--format=%H %ae", f"{base}..HEAD", cwd=tree).splitlines()
     )
     prerequisite = {r for r in revs if authors.get(r) == UPSTREAM["GIT_AUTHOR_EMAIL"]}
-    # Upstream's commits: on a remote-tracking branch or a tag of origin (the TE checkout
-    # fork/ was cloned from; a push of yours to another remote, or a tag made in fork/, does
-    # not make a commit upstream's), and not one of the series' own, which carry notes; or
-    # below the first commit that came from a patch.
-    tags = origin_tags(tree)
-    ours = set(
-        git("rev-list", f"{base}..HEAD", "--not", "--remotes=origin", *tags, cwd=tree).split()
-    )
+    # Upstream's commits, from fork/'s own history (never by asking origin, which may have
+    # moved; v11 #3): on a remote-tracking branch of origin (a push of yours to another remote,
+    # or a tag, does not make a commit upstream's) and not one of the series' own, which
+    # carry notes; or below the first commit that came from a patch.
+    ours = set(git("rev-list", f"{base}..HEAD", "--not", "--remotes=origin", cwd=tree).split())
     below = []
     if any(noted.values()):
         for r in revs:
@@ -261,7 +258,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             subject = log1(tree, "%h %s", r)
             ref = git(
                 "for-each-ref", "--contains", r, "--count=1", "--format=%(refname:short)",
-                "refs/remotes/origin", *tags, cwd=tree,
+                "refs/remotes/origin", cwd=tree,
             ).strip()  # fmt: skip
             where = (
                 "an upstream prerequisite, which te-series keeps below the series"
@@ -290,15 +287,6 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             "export.)"
         )
     return revs, noted
-
-
-def origin_tags(tree: Path) -> list[str]:
-    """fork/'s tags that origin has too, at the same object: upstream's (tool-review-v8 #11).
-    Where origin cannot be read, every tag counts."""
-    here = git("for-each-ref", "--format=%(objectname)%09%(refname)", "refs/tags", cwd=tree)
-    there = git_run("ls-remote", "--tags", "--refs", "origin", cwd=tree)
-    have = set((there.stdout if there.returncode == 0 else here).splitlines())
-    return [line.split("\t")[1] for line in here.splitlines() if line in have]
 
 
 def stripspace(text: str, cwd: Path) -> str:
