@@ -679,11 +679,16 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
             f"({verbs['rebuild']}; the old tree is kept whole in a backup, fetch your "
             "commits back from there), then export."
         ]
-    stale = []
-    if p.series_changed and p.series.names() != p.state.patches:
-        # The series file is merged, not overwritten: comments and `# pr:` lines added since
-        # stay. Its list of patches, though, is fork/'s; if that list changed since (lines
-        # reordered, say), export would undo that.
+    stale, listed = [], p.series.names()
+    # The series file is merged, not overwritten: comments and `# pr:` lines added since stay.
+    # Its list of patches, though, is fork/'s: if that list changed since (lines reordered or
+    # removed), export would undo that, unless fork/ made the same change (v11 #4): its
+    # commits stand for the listed patches in their order (a drop of one that fork/ was made
+    # with aside), and none for a patch taken out since.
+    kept = [n for n in listed if n not in p.dropped or n not in p.state.patches]
+    back = (set(p.state.patches) - set(listed)) & {n for names in p.noted for n in names}
+    if p.series_changed and listed != p.state.patches and ([o for o in p.owner if o] != kept
+                                                           or back):  # fmt: skip
         stale.append(p.series.label + " (its list of patches)")
     unlisted = []
     for n, new in touched.items():

@@ -35,9 +35,10 @@ class PatchFailed(SeriesError):
 
     The message names the patch, file and hunk and quotes git; the caller adds where the
     tree is and how to go on. `kind` says what happened: "conflict" (conflict markers in
-    the tree), "unapplied" (nothing of the patch was applied), "converted" (the patch file's
-    lines end in CRLF: a checkout converted it), "already" (git am made no
-    commit: the change is already in the tree) or "empty" (the patch has no diff).
+    the tree), "unapplied" (nothing of the patch was applied), "io" (git failed though the
+    diff applies: not the patch), "converted" (the patch file's lines end in CRLF),
+    "already" (git am made no commit: the change is already in the tree) or "empty" (the
+    patch has no diff).
     """
 
     def __init__(self, text: str, kind: str = "conflict"):
@@ -104,9 +105,10 @@ def progress(msg: str) -> None:
 
 def rel(path: Path, root: Path) -> str:
     """path relative to root when it is inside, for messages."""
-    try:
-        return str(Path(path).resolve().relative_to(root.resolve())) or "."
-    except ValueError:
+    try:  # the path's own last part is not followed: a link is named as itself
+        own = Path(path).parent.resolve() / Path(path).name
+        return str(own.relative_to(root.resolve())) or "."
+    except (ValueError, RuntimeError, OSError):  # outside root; a link loop (v11 #9)
         return str(path)
 
 
