@@ -5,6 +5,7 @@ Ctrl-C holding and safe writes. Imports nothing of the tool.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import signal
 import subprocess
@@ -164,6 +165,25 @@ def no_interrupt():
     held = [n for n in caught if old[n] is not signal.SIG_IGN]
     if held:
         _stop(held[0])
+
+
+@contextlib.contextmanager
+def one_at_a_time(root: Path, verb: str):
+    """Hold the project's lock (a flock of its folder) while a verb that writes runs; a second
+    one refuses until the first has ended (v11 #8: two apply --force undid each other)."""
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SeriesError(
+                f"another te-series command is running in {root} (apply, export, rebase, port, "
+                "build and pr run one at a time in a project): wait until it has ended, then "
+                f"run te-series {verb} again; nothing was done."
+            ) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def read_text(path: Path, root: Path | None = None) -> str:
