@@ -28,7 +28,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .util import PatchFailed, progress, PYPI_PREFIX, read_text, rel, SeriesError, te_import_error
-from .git import trailers
+from .git import git, object_id, trailers
 from .series import IDENTITY_RE, load_series, read_patch, Series, SIGNOFF_RE
 from .base import apply_prerequisites, Base, preimage_mismatches
 from .worktree import abort_am, apply_one, report_absent
@@ -103,7 +103,7 @@ def lint_groups(series: Series) -> list[str]:
     """`# pr:` groups: each has patches/pr/<slug>.md with TE's PR template headings."""
     groups, problems = series.groups()
     pr_dir = series.dir / "pr"
-    for slug, _ in groups:
+    for slug, *_ in groups:
         desc = pr_dir / f"{slug}.md"
         if not desc.is_file():
             problems.append(
@@ -119,7 +119,7 @@ def lint_groups(series: Series) -> list[str]:
                     "starting with it"
                 )
     if groups and pr_dir.is_dir():
-        slugs = {slug for slug, _ in groups}
+        slugs = {slug for slug, *_ in groups}
         for desc in sorted(pr_dir.glob("*.md")):
             if desc.stem not in slugs:
                 problems.append(
@@ -227,15 +227,18 @@ def try_each(
     tests: bool = False,
     run_style: bool = True,
     preimages: str = "",
+    names: list[str] | None = None,
+    tip: list[str] | None = None,
 ) -> list[str]:
-    """Apply each patch on the ones before it (skipping failures); check after each.
+    """Apply each patch of `names` (default: the series) on the ones before it (skipping
+    failures); check after each, or, given `tip` (a PR's own patches), once at the end.
 
     With `preimages` (the command that refreshes the patches), a patch whose pre-image
     blob ids are not the tree's is reported: it was made against other files and applies
     only by offset or 3-way merge.
     """
     problems = []
-    names = series.names()
+    names = series.names() if names is None else names
     for i, name in enumerate(names, 1):
         progress(f"[{i}/{len(names)}] {name}")
         if preimages:
@@ -247,14 +250,21 @@ def try_each(
                 problems.append(str(err).rstrip())
             abort_am(tree)
             continue
-        touched = [f.path for f in read_patch(series.dir / name).files if f.new_blob]
-        if run_style:
-            problems += [f"{name}: {p}" for p in style(tree, touched, pylintrc=pylintrc)]
-        if tests:
-            ok, out = cpu_tests(tree)
-            print(f"  after {name}: {out if ok else 'FAILED'}")
-            if not ok:
-                problems.append(f"{name}: upstream CPU tests fail after it:\n{out}")
+        problems += [] if tip else checks(tree, series, [name], pylintrc, run_style, tests)
+    return problems + (checks(tree, series, tip, pylintrc, True, tests) if tip else [])
+
+
+def checks(tree: Path, series: Series, names: list[str], pylintrc, run_style, tests) -> list[str]:
+    """TE's checks on the files these patches touch, and the CPU tests, at the tree's HEAD."""
+    touched = [f.path for n in names for f in read_patch(series.dir / n).files if f.new_blob]
+    name, problems = names[-1], []
+    if run_style:
+        problems += [f"{name}: {p}" for p in style(tree, touched, pylintrc=pylintrc)]
+    if tests:
+        ok, out = cpu_tests(tree)
+        print(f"  after {name}: {out if ok else 'FAILED'}")
+        if not ok:
+            problems.append(f"{name}: upstream CPU tests fail after it:\n{out}")
     return problems
 
 
@@ -289,7 +299,18 @@ def check(
         pylintrc = rc if rc.is_file() else None
         if pylintrc is None:
             print("pylint: skipped, this base has no pylintrc (use --te-src for a git base)")
+        top = object_id(tree, "HEAD")
         problems += try_each(tree, series, include=base.include, pylintrc=pylintrc, tests=tests)
+        groups, bad = series.groups()
+        alone, in_order = {"main": []}, []
+        for slug, own, on in [] if bad else groups:  # each PR alone on its base, if not so
+            alone[slug], in_order = alone[on] + own, in_order + own
+            if alone[slug] != in_order:
+                progress(f"PR {slug} on {on}, alone: {len(alone[slug])} patch(es) on the base")
+                git("checkout", "-q", "-f", top, cwd=tree)
+                found = try_each(tree, series, include=base.include, pylintrc=pylintrc,
+                                 tests=tests, names=alone[slug], tip=own)  # fmt: skip
+                problems += [f"PR {slug} on {on}: {p}" for p in found]
     problems += check_ports(series)
     return problems
 

@@ -607,8 +607,8 @@ def plan(
 
 def refuse_emptied_groups(tree, root, series, entries, text: str) -> None:
     """An export must not leave a `# pr:` group that has patches without any."""
-    before = dict(series.groups(entries)[0])
-    after = dict(series.groups(series.entries(text))[0])
+    before = {slug: names for slug, names, _ in series.groups(entries)[0]}
+    after = {slug: names for slug, names, _ in series.groups(series.entries(text))[0]}
     emptied = [g for g, names in before.items() if names and not after.get(g)]
     if emptied:
         raise SeriesError(
