@@ -1,20 +1,9 @@
-"""`te-series check`: lint the series, apply it patch by patch, and run TE's checks at each.
-
-* the series file lists exactly the patch files present, each once;
-* every patch has a `[PyTorch]`-style subject, a body and a `Signed-off-by:` trailer
-  (read as git reads trailers: `git interpret-trailers --parse`);
-* `# pr:` groups, when present, each have a description in TE's PR template;
-* every patch is tried on a fresh base (with the upstream prerequisites) with the patches
-  before it applied; a patch that
-  fails is reported and skipped, so one run names every failing patch;
-* after each patch, TE's pre-commit checks on the files it touches: black 24.4.2 with
-  TE's arguments, vermin `-t=3.10- --violations`, trailing whitespace, end-of-file
-  newline, leftover conflict markers; and pylint 3.3.1 with the base's pylintrc on
-  touched files under transformer_engine/ (a PyPI base has no pylintrc: skipped, and
-  said so);
-* port patches (patches/port/<release>/) get the same lint and must apply on the port,
-  on the very files they were made against (pre-image blob ids), not by offset;
-* `--tests` first checks that this Python has a built TE (torch and its extension).
+"""`te-series check`: lint the series (listing, messages as git am reads them, `# pr:`
+groups and their descriptions), try every patch on a fresh base with the upstream
+prerequisites and the patches before it (reporting each that fails), then each PR alone on
+its named base; TE's pre-commit checks, pylint and (`--tests`) the CPU upstream tests after
+each patch, or at a PR's tip; port patches too, on the files they were made against
+(README: Verbs).
 """
 
 from __future__ import annotations

@@ -1,20 +1,7 @@
-"""`te-series export`: write base..HEAD of fork/ back to patches/ and update series.
-
-Export is stable: zero commit hash, no signature, no numbering in subjects, full blob
-ids, every option a git config key could change given explicitly (git.FORMAT_PATCH_ARGS).
-A re-export with no edits is byte-identical, and untouched patches stay byte-identical
-when others change.
-
-Export never loses the series. It refuses a fork/ that does not hold the whole series
-(apply stopped or was interrupted, a patch's commit is gone or squashed into another) and
-names the patch files it would drop; a drop must be asked for (`--drop NAME`). It refuses
-uncommitted or untracked work in fork/, commits that are not the series' own (merges,
-upstream commits), commits without a diff, a rebuild waiting in fork.new/, commit
-messages that `git am` would read back differently, overwriting patch files with
-uncommitted edits, and overwriting patch files that changed since fork/ was applied from
-them (a `git pull`). `--dry-run` says what would change, and why an export would refuse.
-The series file keeps its comments, blank lines and `# pr:` groups: a patch keeps its
-line, a new commit goes after the one before it.
+"""`te-series export`: write base..HEAD of fork/ back to patches/ and update series:
+stable (every option a git config key could change given, git.FORMAT_PATCH_ARGS, so a
+re-export of unchanged commits is byte-identical), and refusing whatever would drop, undo or
+misstate the series, each refusal with a way past it (README: What the tool guarantees).
 """
 
 from __future__ import annotations

@@ -4,20 +4,11 @@ patches/series groups the patches into PRs with `# pr: <slug> [on <base>]` lines
 runs to the next marker). For each group, in order, branch `pr/<slug>` is its base's branch
 (`main`: the upstream base; by default the PR before it) with its own commits on top.
 
-Every commit is signed off by the submitter (`--identity "Name <email>"`, else `git config
-user.name/user.email` of this checkout), who certifies it under the DCO: every sign-off
-line of the project's placeholder (base.toml's `[series] placeholder_identity`, compared
-by e-mail address: case, spaces and trailing dots do not matter) is removed, wherever it
-stands, and the submitter's `Signed-off-by` trailer is added through `git interpret-trailers`;
-other trailers stay. A commit authored by the placeholder gets the submitter as author; a
-real author (a third party) is kept. After the branches are built, every message, author
-and committer is scanned for the placeholder's address, and `pr` refuses if any is left.
-No identity, the placeholder itself and reserved domains (.invalid, .example, .test,
-.localhost, example.com/.net/.org) are refused.
-
-OUT (default pr-out/) gets `pr.bundle` with the branches, `<slug>.md` (the description,
-patches/pr/<slug>.md in TE's PR template), `<slug>/` (the PR's commits as patches) and
-SUMMARY.md listing each branch and its base.
+Every commit is signed off by the submitter (`--identity`, else git config), under the DCO:
+every sign-off of the project's placeholder goes, wherever it stands and however it is
+spelled; a commit it authored gets the submitter as author. After the branches are built,
+any placeholder left refuses, writing nothing. OUT (default pr-out/) gets `pr.bundle`,
+each PR's description and patches, and SUMMARY.md (README: Preparing the PRs).
 """
 
 from __future__ import annotations
