@@ -331,6 +331,30 @@ PR_GROUPS = {
             )
         ),
     ),
+    # each PR names its base (issue 26 item 2): main, or an earlier PR
+    "a base that is no PR": (
+        text_edit("series", "# pr: tests", "# pr: tests on nothing"),
+        "line 4: PR 'tests' is on 'nothing', which is no PR of patches/series; name main or "
+        "the slug of a PR above it",
+        text_edit("series", "# pr: tests on nothing", "# pr: tests on values"),
+    ),
+    "a base that comes later": (
+        text_edit("series", "# pr: values", "# pr: values on tests"),
+        "line 1: PR 'values' is on 'tests', which comes after it (line 4); name main or the "
+        "slug of a PR above it",
+        text_edit("series", "# pr: values on tests", "# pr: values on main"),
+    ),
+    "a PR on itself": (
+        text_edit("series", "# pr: tests", "# pr: tests on tests"),
+        "line 4: PR 'tests' is on itself; name main or the slug of a PR above it",
+        text_edit("series", "# pr: tests on tests", "# pr: tests on main"),
+    ),
+    "a malformed marker": (
+        text_edit("series", "# pr: tests", "# pr: tests on"),
+        "line 4: '# pr: tests on' is no PR marker: write it '# pr: <slug>' (on the PR before "
+        "it) or '# pr: <slug> on <base>' (<base>: main, or the slug of an earlier PR)",
+        text_edit("series", "# pr: tests on", "# pr: tests"),
+    ),
     "a group without patches": (
         lambda d: d.joinpath("series").write_text(d.joinpath("series").read_text() + "# pr: x\n"),
         "PR 'x' has no patches; remove its '# pr:' line",

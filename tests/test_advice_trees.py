@@ -243,7 +243,9 @@ def reword_to_what_am_reads(message: str, match: str):
 
     def step(c, out):
         (rebase,) = advice(
-            out, r"Fix each commit named in (git -C fork -c commit.cleanup=strip rebase -i \w+)"
+            out,
+            r"Fix each commit named in (git -C fork -c commit.cleanup=\S+ -c "
+            r"commit.status=\S+ rebase -i \w+)",
         )
         (subject,) = advice(out, r"would come back from the patch as '([^']+)' \(git am joins")
         c.rebase_i(rebase, match, "reword", subject + "\n\n" + message.split("\n\n", 1)[1])
@@ -254,7 +256,9 @@ def reword_to_what_am_reads(message: str, match: str):
 def indent_the_line(line: str):
     def step(c, out):
         (rebase,) = advice(
-            out, r"Fix each commit named in (git -C fork -c commit.cleanup=strip rebase -i \w+)"
+            out,
+            r"Fix each commit named in (git -C fork -c commit.cleanup=\S+ -c "
+            r"commit.status=\S+ rebase -i \w+)",
         )
         c.rebase_i(rebase, "Add e", "reword", cut_message(line).replace(line, "  " + line))
 
@@ -279,7 +283,9 @@ def new_file(message: str, env: dict | None = None):
 def set_the_author(c, out) -> None:
     """'edit' in the rebase the message names, then its amend and continue commands."""
     (rebase,) = advice(
-        out, r"Fix each commit named in (git -C fork -c commit.cleanup=strip rebase -i \w+)"
+        out,
+        r"Fix each commit named in (git -C fork -c commit.cleanup=\S+ -c commit.status=\S+ "
+        r"rebase -i \w+)",
     )
     c.rebase_i(rebase, "Add e", "edit")
     run(r"Mark the commit 'edit', then (git -C fork commit --amend --no-edit --author=.+?) "
@@ -582,6 +588,72 @@ def record_less_rebuild(c) -> None:
     sh("git", "init", "-q", str(c.project / "fork.new"), cwd=c.project)
 
 
+def line_removed_since_apply(c) -> None:
+    """A colleague's commit (pulled) takes patch 2's line out of series (v11 #4)."""
+    path = c.project / "patches/series"
+    path.write_text(path.read_text().replace(P2 + "\n", ""))
+    save(c.project, "hold back patch 2")
+
+
+def the_same_change_in_fork(c, out) -> None:
+    """ "make the same change in fork/": patch 2's commit out of series there too."""
+    advice(out, r"or make the same change in fork/, so that export has nothing to undo")
+    c.rebase_i(f"git -C fork rebase -i {worktree.read_state(c.fork).base}", "Make route", "d")
+
+
+def lock_in_the_second_am(c) -> None:
+    """A fresh apply whose second git am finds a .git/index.lock (a git killed there, an IDE's
+    git status): git am fails though the patch applies (v11 #5; a full disk goes the same)."""
+    shutil.rmtree(c.fork)
+    real, calls = worktree.am, []
+
+    def am(repo, patch, include=None):
+        calls.append(1)
+        if len(calls) == 2:
+            (repo / ".git/index.lock").write_text("")
+        return real(repo, patch, include)
+
+    c.monkeypatch.setattr(worktree, "am", am)
+
+
+def status_says(*words: str):
+    """A step: te-series status says the same as the stop."""
+
+    def step(c, out):
+        rc, said = c.te("status")
+        assert rc == 0 and all(w in said for w in words), said
+
+    return step
+
+
+def fork_is_a_link(to: str):
+    """fork/ is a symbolic link to a disk that is not mounted (v11 #6), or to itself (#9)."""
+
+    def setup(c):
+        shutil.rmtree(c.fork)
+        c.fork.symlink_to(c.tmp_path / "unmounted" / "fork" if to == "nothing" else "fork")
+
+    return setup
+
+
+def rebuilt_then_link_to_nothing(c) -> None:
+    complete_rebuild(c)
+    shutil.rmtree(c.fork)
+    c.fork.symlink_to(c.tmp_path / "unmounted" / "fork")
+
+
+def crlf_committed(c) -> None:
+    """Patch 1 saved by a CRLF editor and committed so (v11 #7)."""
+    path = c.project / "patches" / P1
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    save(c.project, "patch 1 reworded in a CRLF editor")
+
+
+def fork_port_is_a_file(c) -> None:
+    wheels(c.project, c.upstream, c.tmp_path, NEWER)
+    (c.project / "fork-port").write_text("x\n")
+
+
 EXPORT = ("export", "--dry-run")
 APPLY = ("apply", "--te-src", "PATH")
 FORCE = ("apply", "--force", "--te-src", "PATH")
@@ -820,6 +892,10 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         reordered_series, EXPORT, "patches/series (its list of patches) changed since",
         [run(r"as they are now " + REBUILD)], EXPORT,
     ),
+    "export-series-line-removed-same-change-in-fork": (  # v11 #4: it refused again
+        line_removed_since_apply, EXPORT, "patches/series (its list of patches) changed since",
+        [the_same_change_in_fork], ("export",),
+    ),
     "export-patches-not-in-git": (
         no_git_for_patches, EXPORT, "Commit patches/ to git first",
         [lambda c, out: c.do("git init -q && git add patches && git commit -q -m patches")],
@@ -875,7 +951,7 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         "conflicts in transformer_engine/pytorch/fuser.py",
         [edit(FUSER_PATH, RESOLVED),
          naming(r"Resolve it in fork/, (git -C fork add) the files", FUSER_PATH),
-         run(r"then (git -C fork rebase --continue) and (te-series rebase --continue)\.")],
+         run(r"the files, then (te-series rebase --continue) \(it keeps")],
         EXPORT,
     ),
     "rebase-no-markers-give-up": (
@@ -988,6 +1064,38 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         complete_rebuild_and_backup_file, ("apply", "--continue"), ".te-series-backup is a file",
         [run(r"\((mv \.te-series-backup \.te-series-backup\.old)\), then run the command again"),
          lambda c, out: c.do("te-series apply --continue")], EXPORT,
+    ),
+    # worktree.stopped_message, worktree.apply_one: not the patch (v11 #5); CRLF committed (#7)
+    "apply-not-the-patch-a-lock": (
+        lock_in_the_second_am, APPLY, "this is not the patch: git could not do its work there",
+        [status_says(f"next is {P2}", "go on: te-series apply --continue"),
+         run(r"remove it \((rm fork/\.git/index\.lock)\); then `(te-series apply --continue)` "
+             rf"applies {P2} again")], EXPORT,
+    ),
+    "apply-crlf-committed": (
+        crlf_committed, FORCE, "It was committed so",
+        [run(r"and commit that: (sed -i .+? && git commit -q -m 'LF line ends' \S+); then "
+             r"rebuild \((te-series apply --force --te-src PATH)\)")], EXPORT,
+    ),
+    # worktree.refuse_unmovable, worktree.not_a_work_tree: links to nothing, loops (v11 #6, #9)
+    **{
+        f"{verb[0]}-fork-is-a-link-to-{to}": (
+            fork_is_a_link(to), verb, "fork is no work tree (a file, a link to nothing",
+            [status_says("fork/: fork is no work tree"),
+             run(r"\((mv fork fork\.old)\), then (te-series apply --te-src PATH)")], EXPORT,
+        )
+        for to in ("nothing", "itself")
+        for verb in (APPLY, FORCE, EXPORT, ONTO_MAIN)
+    },
+    "apply-continue-fork-is-a-link-to-nothing": (
+        rebuilt_then_link_to_nothing, ("apply", "--continue"), "fork is no work tree",
+        [run(r"\((mv fork fork\.old)\), then (te-series apply --continue)")], EXPORT,
+    ),
+    "port-edit-fork-port-is-a-file": (
+        fork_port_is_a_file, ("port", "--edit", "--release", "10.0.0"),
+        "fork-port is a file, not the folder of the port trees",
+        [run(r"\((mv fork-port fork-port\.old)\), then (te-series port --edit --release "
+             r"10\.0\.0)")], ("export", "--port", "10.0.0", "--dry-run"),
     ),
     # worktree.stopped_message: the skip of a stop without conflict; a diff for an empty patch
     **{
@@ -1105,14 +1213,20 @@ def test_the_fetch_back_advice_of_both_backups_works_as_written(three, project, 
     assert count(f"refs/backup/{stamp}/fork/heads/series") == "4"  # base + 3 patches
 
 
-def test_a_tag_of_mine_does_not_make_my_commit_upstream(three, project, capsys):
-    """tool-review-v8 #11: only a tag origin has too marks an upstream commit; a tag made in
-    fork/ (a bookmark) leaves the commit a new patch of mine."""
+@pytest.mark.parametrize("origin", ["there", "moved"])
+def test_a_tag_of_mine_does_not_make_my_commit_upstream(three, project, upstream, capsys, origin):
+    """tool-review-v8 #11: a tag made in fork/ (a bookmark) leaves the commit a new patch of
+    mine; v11 #3: also once the TE checkout fork/ was cloned from has moved (then every tag
+    counted, and the advice took the commit out of series). Export writes it, and it stays
+    on series."""
     fork = project / "fork"
     commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))
     sh("git", "tag", "wip", cwd=fork)
-    rc, out = te("export", "--dry-run", capsys=capsys)
+    if origin == "moved":
+        upstream.rename(upstream.with_name("upstream.moved"))
+    rc, out = te("export", capsys=capsys)
     assert rc == 0 and "add 0004-PyTorch-Add-d.patch (a new commit)" in out, out
+    assert "[PyTorch] Add d" in sh("git", "log", "--format=%s", "series", cwd=fork)
 
 
 def test_a_rebase_onto_the_commit_fork_is_on_does_nothing(three, project, upstream, capsys):

@@ -5,8 +5,12 @@ advice gets the user on (README: what the tool guarantees).
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -26,6 +30,7 @@ from series_helpers import (
     note,
     patch_bytes,
     rename_patch_2,
+    ROOT_DIR,
     save,
     sh,
     SPACED,
@@ -456,5 +461,37 @@ def test_the_advice_for_a_patch_file_read_as_two_mails_gets_apply_done(
     assert rc == 2 and f"Indent that line in {path.name}" in out and "commit the file" in out, out
     path.write_text(text.replace(f"\n{line}\n", f"\n  {line}\n"))
     save(project, "indented, as the advice says")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+
+
+HOLD = """import sys, time
+from pathlib import Path
+from te_series.util import one_at_a_time
+with one_at_a_time(Path(sys.argv[1]), "apply"):
+    print("holding", flush=True)
+    time.sleep(120)
+"""
+
+
+def test_a_second_writing_verb_refuses_while_one_runs(three, project, upstream, capsys):
+    """tool-review-v11 #8: two apply --force at once undid each other's fork.new/ and ended in
+    raw git and OS errors. A verb that writes holds the project's lock: a second one refuses,
+    saying why, and goes through once the first has ended (as the message says: wait, then
+    run it again). Verbs that only read (status) run meanwhile."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT_DIR / "src")}
+    first = subprocess.Popen([sys.executable, "-c", HOLD, str(project)], env=env,
+                             stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert first.stdout.readline() == "holding\n"
+        before = sorted(p.name for p in project.iterdir())
+        rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+        assert rc == 2 and "another te-series command is running in" in out, out
+        advice = re.search(r"wait until it has ended, then run (te-series apply) again", out)
+        assert advice and sorted(p.name for p in project.iterdir()) == before, out
+        assert te("status", capsys=capsys)[0] == 0
+    finally:
+        first.kill()
+        first.wait()
     rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
     assert rc == 0, out

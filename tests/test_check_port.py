@@ -10,7 +10,7 @@ import pytest
 from te_series import check as check_mod
 from te_series import port as port_mod
 from te_series.check import lint
-from te_series.git import blob_id
+from te_series.git import blob_id, format_patch
 from te_series.series import read_patch
 from te_series.util import SeriesError
 from te_series.worktree import make_tree, read_state
@@ -416,3 +416,72 @@ def test_check_reports_a_binary_patch(three, project, tmp_path):
     (three.dir / name).write_text(data)
     problems = lint(three)
     assert any(p.startswith(f"{name}: a binary diff") for p in problems), problems
+
+
+def test_check_names_a_message_line_git_cleanup_would_drop(project, upstream, capsys):
+    """tool-review-v11 #1: a message line that starts with '#' is a comment to git's default
+    cleanup (an editor, git rebase --continue), which drops it. check names the patch and
+    the line; rewording it in fork/ and exporting, as said, satisfies check."""
+    hashed = msg("Make route return a list", "#3410 caches the fused op lists.\nLists.")
+    series = make_series(project, upstream, [(GOOD_CHANGE, hashed)])
+    (name,) = series.names()
+    (said,) = [p for p in lint(series) if "starts with '#'" in p]
+    assert said.startswith(f"{name}: message line 3, '#3410 caches the fused op lists.',"), said
+    assert "Reword it so that '#' is not its first character" in said and "then export" in said
+    reworded = hashed.replace("#3410 caches", "PR #3410 caches")
+    sh("git", "commit", "-q", "--amend", "-m", reworded, cwd=project / "fork")
+    assert te("export")[0] == 0
+    assert not [p for p in lint(series) if "starts with '#'" in p]
+
+
+OTHER = "transformer_engine/pytorch/other.py"
+
+
+def two_prs_on_other_py(project, upstream, tmp_path, made_on: str):
+    """PR a raises VALUE to 2 in other.py; PR b, `on main`, sets it to 3: its patch made on
+    top of a (`made_on` "a") or on main alone ("main")."""
+    series = make_series(project, upstream, [
+        ({OTHER: '"""Other."""\n\nVALUE = 2\n'}, msg("Raise VALUE")),
+        *([({OTHER: '"""Other."""\n\nVALUE = 3\n'}, msg("Set VALUE"))] if made_on == "a" else []),
+    ])  # fmt: skip
+    if made_on == "main":
+        scratch = tmp_path / "scratch"
+        sh("git", "clone", "-q", str(upstream), str(scratch), cwd=tmp_path)
+        commit(scratch, {OTHER: '"""Other."""\n\nVALUE = 3\n'}, msg("Set VALUE"))
+        (made,) = format_patch(scratch, "HEAD~1..HEAD", tmp_path / "made")
+        made.rename(series.dir / "0002-PyTorch-Set-VALUE.patch")
+    a, b = sorted(p.name for p in series.dir.glob("*.patch"))
+    series.series_file.write_text(f"# pr: a\n{a}\n# pr: b on main\n{b}\n")
+    (series.dir / "pr").mkdir()
+    for slug in "ab":
+        (series.dir / "pr" / f"{slug}.md").write_text(
+            "# Description\nFixes #\n## Type of change\n## Changes\n# Checklist\n"
+        )
+    save(project, "two PRs")
+    return series, b
+
+
+def test_check_reports_a_pr_that_applies_in_order_but_not_on_its_own_base(project, upstream,
+                                                                          tmp_path, capsys):  # fmt: skip
+    """issue 26 item 2: PR b says it goes on main, but its patch needs PR a's: in order it
+    applies, on main alone it does not; check names the PR, its base, the patch, file, hunk."""
+    series, b = two_prs_on_other_py(project, upstream, tmp_path, "a")
+    problems = check_mod.check(series, te_src=upstream, wheel=None)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(
+        f"PR b on main: patch {b} does not apply: file {OTHER}, hunk at line 1 @@ -1,3 +1,3 @@"
+    ), problems
+    assert "PR b on main, alone: 1 patch(es) on the base" in capsys.readouterr().err
+    path = series.series_file  # on its right base, a, it is checked in order only
+    path.write_text(path.read_text().replace("on main", "on a"))
+    assert check_mod.check(series, te_src=upstream, wheel=None) == []
+    assert "alone" not in capsys.readouterr().err
+
+
+def test_check_reports_a_pr_that_applies_on_its_base_but_not_in_order(project, upstream,
+                                                                      tmp_path):  # fmt: skip
+    """issue 26 item 2, the other way: PR b on main applies there alone, not after PR a."""
+    series, b = two_prs_on_other_py(project, upstream, tmp_path, "main")
+    problems = "\n".join(check_mod.check(series, te_src=upstream, wheel=None))
+    assert f"patch {b} does not apply: file {OTHER}" in problems, problems
+    assert "PR b on main:" not in problems, problems

@@ -211,3 +211,15 @@ def test_a_release_argument_is_a_release_number(three, project, capsys, args):
     err = capsys.readouterr().err
     assert e.value.code == 2 and "is not a release number (e.g. 2.19.0)" in err, err
     assert "Traceback" not in err
+
+
+def test_an_out_is_checked_past_a_fork_link_that_loops(three, project, upstream, tmp_path,
+                                                       capsys):  # fmt: skip
+    """tool-review-v11 #9: a `fork` link to itself made every path check an internal error
+    (RuntimeError: Symlink loop); an --out outside the project is written as usual."""
+    shutil.rmtree(project / "fork")
+    (project / "fork").symlink_to("fork")
+    out = tmp_path / "series.range-diff"
+    rc, said = te("range-diff", "HEAD", "--te-src", str(upstream), "--out", str(out),
+                  capsys=capsys)  # fmt: skip
+    assert rc == 0 and out.is_file(), said

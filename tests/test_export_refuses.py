@@ -330,9 +330,10 @@ def test_a_message_am_would_strip_is_refused_and_rewording_it_keeps_export_stabl
     rc, out = te("export", capsys=capsys)
     assert rc == 2 and "message line 1 ends in whitespace" in out, out
     base = read_state(fork).base[:12]
-    assert f"git -C fork -c commit.cleanup=strip rebase -i {base}" in out
+    (command,) = re.findall(r"Fix each commit named in (git -C fork .*? rebase -i \w+)", out)
+    assert command.endswith(f"-c commit.cleanup=whitespace -c commit.status=false rebase -i {base}")
     env = {"GIT_SEQUENCE_EDITOR": "sed -i /Trailing/s/^pick/reword/", "GIT_EDITOR": "true"}
-    sh("git", "-c", "commit.cleanup=strip", "rebase", "-q", "-i", base, cwd=fork, env=env)
+    sh(*shlex.split(command.replace("-C fork ", "")), "-q", cwd=fork, env=env)
     rc, out = te("export", capsys=capsys)
     assert rc == 0, out
     save(project, "exported")
@@ -368,7 +369,8 @@ def test_export_refuses_an_upstream_commit_fetched_by_tag(three, project, upstre
     sh("git", "fetch", "-q", str(upstream), "tag", "pr-123", cwd=fork)
     sh("git", "rebase", "-q", "pr-123", cwd=fork)
     rc, out = te("export", "--dry-run", capsys=capsys)
-    assert rc == 2 and "1 upstream commit(s)" in out and "Upstream PR commit (on pr-123)" in out
+    assert rc == 2 and "1 upstream commit(s)" in out, out
+    assert "Upstream PR commit (below the first series patch)" in out, out
     assert patch_bytes(three) == before
 
 
@@ -383,8 +385,12 @@ def test_export_refuses_an_unnoted_commit_below_the_series(three, project, upstr
     assert rc == 2 and "Upstream PR commit (below the first series patch)" in out
 
 
-def test_export_refuses_an_upstream_commit_on_a_tag_before_any_patch(project, upstream, capsys):
-    """W10: a tag's commit is upstream's even where no series commit sits above it."""
+def test_a_commit_on_a_tag_alone_is_no_upstream_commit(project, upstream, capsys):
+    """W10, turned round by tool-review-v11 #3: a tag says nothing of whose a commit is (one
+    of yours, or one fetched from upstream, look the same without asking origin, which may
+    have moved). Upstream's commits are on origin's remote-tracking branches, or below the
+    series; a commit on a tag alone above the base of an empty series is a new one, and
+    check names its subject and missing sign-off."""
     make_series(project, upstream, [])
     sh("git", "checkout", "-q", "-b", "t", cwd=upstream)
     commit(upstream, {"README": "pr\n"}, "Upstream PR commit")
@@ -395,7 +401,7 @@ def test_export_refuses_an_upstream_commit_on_a_tag_before_any_patch(project, up
     sh("git", "merge", "-q", "--ff-only", "pr-123", cwd=fork)
     commit(fork, {"tests/a.py": "A = 1\n"}, msg("Add a"))
     rc, out = te("export", "--dry-run", capsys=capsys)
-    assert rc == 2 and "Upstream PR commit (on pr-123)" in out
+    assert rc == 0 and "add 0001-Upstream-PR-commit.patch (a new commit)" in out, out
 
 
 def test_export_refuses_an_upstream_commit_on_a_remote_branch_above_the_series(

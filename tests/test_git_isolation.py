@@ -4,15 +4,19 @@ byte-identical to a clean run: the same commits' trees in fork/, the same patch 
 
 from __future__ import annotations
 
+import re
+import shlex
 import shutil
 import subprocess
 
 import pytest
 
 from te_series import export as export_mod
+from te_series.series import read_patch
 from te_series.worktree import read_state
 from series_helpers import (
     commit,
+    CONFLICTING,
     CRLF,
     FORK_CONFIG,
     fork_log,
@@ -23,10 +27,12 @@ from series_helpers import (
     move_upstream,
     msg,
     patch_bytes,
+    RESOLVED,
     ROOT_DIR,
     save,
     sh,
     te,
+    THREE,
 )
 
 
@@ -357,3 +363,61 @@ def test_global_ignores_do_not_hide_a_new_file_from_export(three, project, isola
     (project / "fork" / "tests" / "new_test.py").write_text("x = 1\n")
     rc, out = te("export", capsys=capsys)
     assert rc == 2 and "untracked files" in out and "tests/new_test.py" in out, out
+
+
+HASHED = msg("Make route return a list", "#3410 caches the fused op lists.\nLists they index.")
+
+
+@pytest.mark.parametrize("how", ["conflict", "commit.cleanup=strip"])
+def test_a_rebase_keeps_message_lines_that_start_with_a_hash(project, upstream, isolated, capsys,
+                                                             how):  # fmt: skip
+    """tool-review-v11 #1: the tool's rebase --continue (and a user's commit.cleanup=strip in
+    any rebase) ran git's message cleanup, which dropped every line starting with '#', and
+    export wrote the cut message. The door pins the cleanup; the conflict's advice, followed
+    as written, keeps the line."""
+    series = make_series(project, upstream, [THREE[0], (GOOD_CHANGE, HASHED), THREE[2]])
+    name = series.names()[1]
+    before = read_patch(series.dir / name).body
+    if how == "conflict":
+        commit(upstream, CONFLICTING, "Upstream returns sets")
+    else:
+        commit(upstream, {"README": "news\n"}, "Upstream news")
+        isolated.write_text("[commit]\n\tcleanup = strip\n")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    if how == "conflict":
+        assert rc == 2, out
+        said = (
+            r"Resolve it in fork/, (git -C fork add) the files, then (te-series rebase --continue)"
+        )
+        (add, go_on) = re.search(said, out).groups()
+        (project / "fork" / "transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
+        sh(*shlex.split(add), "transformer_engine/pytorch/fuser.py", cwd=project)
+        rc, out = te(*shlex.split(go_on)[1:], capsys=capsys)
+    assert rc == 0, out
+    assert read_patch(series.dir / name).body == before  # no line lost, none added
+    assert "\n#3410 caches the fused op lists.\n" in (series.dir / name).read_text()
+
+
+def test_a_signed_commit_and_log_show_signature_do_not_stop_a_rebase(three, project, upstream,
+                                                                     isolated, tmp_path, capsys):  # fmt: skip
+    """tool-review-v11 #2: with log.showSignature=true, git log printed a signature line
+    before each signed commit, which rebase read as a commit id ("git diff-tree Good
+    failed"), every time. The door pins it off: the rebase goes through."""
+    if not shutil.which("ssh-keygen"):
+        pytest.skip("needs ssh-keygen to sign a commit")
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    allowed = tmp_path / "allowed"
+    allowed.write_text(f"dev@example.com {(tmp_path / 'key.pub').read_text()}")
+    isolated.write_text(
+        f'[user]\n\tsigningkey = {key}.pub\n[gpg]\n\tformat = ssh\n[gpg "ssh"]\n\t'
+        f"allowedSignersFile = {allowed}\n[commit]\n\tgpgsign = true\n[log]\n\tshowSignature = true\n"
+    )
+    fork = project / "fork"
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("A signed change"))
+    assert "Good" in sh("git", "log", "-1", "--format=%H", cwd=fork)  # what git log prints
+    commit(upstream, {"README": "news\n"}, "Upstream news")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0 and "add 0004-PyTorch-A-signed-change.patch" in out, out
+    rc, out = te("status", capsys=capsys)
+    assert "(complete)" in out and "not finished" not in out, out

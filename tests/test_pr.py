@@ -69,7 +69,7 @@ def test_pr_stacked_branches_resigned_with_descriptions(three, project, upstream
     assert (out_dir / "values.md").read_text() == TEMPLATE.format(what="values")
     assert (out_dir / "tests.md").exists()
     summary = (out_dir / "SUMMARY.md").read_text()
-    assert "| pr/values | upstream " in summary and "| pr/tests | pr/values | 1 |" in summary
+    assert "| pr/values | main (upstream " in summary and "| pr/tests | pr/values | 1 |" in summary
     # Fetch the bundle into a TE checkout, as a contributor would.
     te_clone = tmp_path / "te"
     fetch_pr_branches(upstream, out_dir, te_clone)
@@ -283,3 +283,25 @@ def test_pr_marker_cannot_remove_files_outside_out(three, project, upstream, tmp
     )
     assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
     assert precious.read_text() == "keep\n" and series.is_file()
+
+
+def test_pr_builds_a_pr_on_main_without_the_earlier_prs_commits(three, project, upstream,
+                                                                capsys, tmp_path):  # fmt: skip
+    """issue 26 item 2: `# pr: tests on main` is built from the upstream base alone, and
+    SUMMARY.md names each PR's base."""
+    group(three, project)
+    path = three.series_file
+    path.write_text(path.read_text().replace("# pr: tests", "# pr: tests on main"))
+    save(project, "tests on main")
+    rc, out = te("pr", "--te-src", str(upstream), *WHO, capsys=capsys)
+    assert rc == 0, out
+    assert "pr/tests on main: 0003-PyTorch-Test-more.patch" in out, out
+    summary = (project / "pr-out" / "SUMMARY.md").read_text()
+    assert "| pr/values | main (upstream " in summary and "| pr/tests | main (upstream " in summary
+    clone = tmp_path / "te"
+    fetch_pr_branches(upstream, project / "pr-out", clone)
+    base = three.base_commit
+    log = sh("git", "log", "--format=%s", f"{base}..pr/tests", cwd=clone).splitlines()
+    assert log == ["[PyTorch] Test more"], log
+    assert sh("git", "rev-list", "--count", f"{base}..pr/values", cwd=clone).strip() == "2"
+    assert len(list((project / "pr-out" / "tests").glob("*.patch"))) == 1

@@ -61,7 +61,8 @@ def test_rebase_conflict_names_patch_and_resumes(three, project, upstream, capsy
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
     assert rc == 2
     assert f"patch {names[1]}" in out and "transformer_engine/pytorch/fuser.py" in out
-    assert "git -C fork rebase --continue" in out and "te-series rebase --continue" in out
+    # v11 #1: te-series' own continue (which keeps '#' lines), no git -C fork rebase --continue
+    assert "git -C fork rebase --continue" not in out and "te-series rebase --continue" in out
     fork = project / "fork"
     (fork / "transformer_engine/pytorch/fuser.py").write_text(
         FUSER.replace("tuple(values)", "list(values)")

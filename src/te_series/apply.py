@@ -1,15 +1,7 @@
-"""`te-series apply`: build fork/ from a base and apply the series as commits with `git am -3`.
-
-Two bases:
-
-* git (``--te-src PATH``): a TE checkout that holds the pinned base commit.
-* pypi (default): the pinned release's ``transformer_engine`` wheel unpacked into a fresh
-  git repository. The wheel has no tests/ or docs/, so hunks for those are reported as
-  not in this base. Every touched file's pre-image blob id must equal the release file's.
-
-The new fork is built in fork.new/ and swapped in once complete; `--force` keeps the old
-fork's unexported commits and untracked files in .te-series-backup/. When a patch does
-not apply, `git am` is left stopped on it; fix it and run `te-series apply --continue`.
+"""`te-series apply`: make fork/ from a base (a TE checkout, `--te-src`, or the pinned
+release's wheel) and `git am -3` the series onto it, in fork.new/, swapped in once complete
+(the old tree kept whole in .te-series-backup/); `--continue` goes on after a stop (README:
+Verbs, The edit loop).
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
-"""`te-series check`: lint the series, apply it patch by patch, and run TE's checks at each.
-
-* the series file lists exactly the patch files present, each once;
-* every patch has a `[PyTorch]`-style subject, a body and a `Signed-off-by:` trailer
-  (read as git reads trailers: `git interpret-trailers --parse`);
-* `# pr:` groups, when present, each have a description in TE's PR template;
-* every patch is tried on a fresh base (with the upstream prerequisites) with the patches
-  before it applied; a patch that
-  fails is reported and skipped, so one run names every failing patch;
-* after each patch, TE's pre-commit checks on the files it touches: black 24.4.2 with
-  TE's arguments, vermin `-t=3.10- --violations`, trailing whitespace, end-of-file
-  newline, leftover conflict markers; and pylint 3.3.1 with the base's pylintrc on
-  touched files under transformer_engine/ (a PyPI base has no pylintrc: skipped, and
-  said so);
-* port patches (patches/port/<release>/) get the same lint and must apply on the port,
-  on the very files they were made against (pre-image blob ids), not by offset;
-* `--tests` first checks that this Python has a built TE (torch and its extension).
+"""`te-series check`: lint the series (listing, messages as git am reads them, `# pr:`
+groups and their descriptions), try every patch on a fresh base with the upstream
+prerequisites and the patches before it (reporting each that fails), then each PR alone on
+its named base; TE's pre-commit checks, pylint and (`--tests`) the CPU upstream tests after
+each patch, or at a PR's tip; port patches too, on the files they were made against
+(README: Verbs).
 """
 
 from __future__ import annotations
@@ -28,7 +17,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .util import PatchFailed, progress, PYPI_PREFIX, read_text, rel, SeriesError, te_import_error
-from .git import trailers
+from .git import git, object_id, trailers
 from .series import IDENTITY_RE, load_series, read_patch, Series, SIGNOFF_RE
 from .base import apply_prerequisites, Base, preimage_mismatches
 from .worktree import abort_am, apply_one, report_absent
@@ -81,6 +70,12 @@ def lint(series: Series) -> list[str]:
         ]
         if not prose:
             problems.append(f"{name}: the body is empty; argue the change")
+        problems += [
+            f"{name}: message line {n}, {line!r}, starts with '#': git's default message "
+            "cleanup (an editor, a git rebase --continue) drops it as a comment. Reword it so "
+            "that '#' is not its first character (e.g. 'PR #3410 ...'; in fork/, then export)"
+            for n, line in enumerate(info.message.splitlines(), 1) if line.startswith("#")
+        ]  # fmt: skip
         if not info.files:
             problems.append(f"{name}: no diff")
         binary = re.search(rb"^(GIT binary patch|Binary files .* differ)$", path.read_bytes(), re.M)
@@ -97,7 +92,7 @@ def lint_groups(series: Series) -> list[str]:
     """`# pr:` groups: each has patches/pr/<slug>.md with TE's PR template headings."""
     groups, problems = series.groups()
     pr_dir = series.dir / "pr"
-    for slug, _ in groups:
+    for slug, *_ in groups:
         desc = pr_dir / f"{slug}.md"
         if not desc.is_file():
             problems.append(
@@ -113,7 +108,7 @@ def lint_groups(series: Series) -> list[str]:
                     "starting with it"
                 )
     if groups and pr_dir.is_dir():
-        slugs = {slug for slug, _ in groups}
+        slugs = {slug for slug, *_ in groups}
         for desc in sorted(pr_dir.glob("*.md")):
             if desc.stem not in slugs:
                 problems.append(
@@ -221,15 +216,18 @@ def try_each(
     tests: bool = False,
     run_style: bool = True,
     preimages: str = "",
+    names: list[str] | None = None,
+    tip: list[str] | None = None,
 ) -> list[str]:
-    """Apply each patch on the ones before it (skipping failures); check after each.
+    """Apply each patch of `names` (default: the series) on the ones before it (skipping
+    failures); check after each, or, given `tip` (a PR's own patches), once at the end.
 
     With `preimages` (the command that refreshes the patches), a patch whose pre-image
     blob ids are not the tree's is reported: it was made against other files and applies
     only by offset or 3-way merge.
     """
     problems = []
-    names = series.names()
+    names = series.names() if names is None else names
     for i, name in enumerate(names, 1):
         progress(f"[{i}/{len(names)}] {name}")
         if preimages:
@@ -241,14 +239,21 @@ def try_each(
                 problems.append(str(err).rstrip())
             abort_am(tree)
             continue
-        touched = [f.path for f in read_patch(series.dir / name).files if f.new_blob]
-        if run_style:
-            problems += [f"{name}: {p}" for p in style(tree, touched, pylintrc=pylintrc)]
-        if tests:
-            ok, out = cpu_tests(tree)
-            print(f"  after {name}: {out if ok else 'FAILED'}")
-            if not ok:
-                problems.append(f"{name}: upstream CPU tests fail after it:\n{out}")
+        problems += [] if tip else checks(tree, series, [name], pylintrc, run_style, tests)
+    return problems + (checks(tree, series, tip, pylintrc, True, tests) if tip else [])
+
+
+def checks(tree: Path, series: Series, names: list[str], pylintrc, run_style, tests) -> list[str]:
+    """TE's checks on the files these patches touch, and the CPU tests, at the tree's HEAD."""
+    touched = [f.path for n in names for f in read_patch(series.dir / n).files if f.new_blob]
+    name, problems = names[-1], []
+    if run_style:
+        problems += [f"{name}: {p}" for p in style(tree, touched, pylintrc=pylintrc)]
+    if tests:
+        ok, out = cpu_tests(tree)
+        print(f"  after {name}: {out if ok else 'FAILED'}")
+        if not ok:
+            problems.append(f"{name}: upstream CPU tests fail after it:\n{out}")
     return problems
 
 
@@ -283,7 +288,18 @@ def check(
         pylintrc = rc if rc.is_file() else None
         if pylintrc is None:
             print("pylint: skipped, this base has no pylintrc (use --te-src for a git base)")
+        top = object_id(tree, "HEAD")
         problems += try_each(tree, series, include=base.include, pylintrc=pylintrc, tests=tests)
+        groups, bad = series.groups()
+        alone, in_order = {"main": []}, []
+        for slug, own, on in [] if bad else groups:  # each PR alone on its base, if not so
+            alone[slug], in_order = alone[on] + own, in_order + own
+            if alone[slug] != in_order:
+                progress(f"PR {slug} on {on}, alone: {len(alone[slug])} patch(es) on the base")
+                git("checkout", "-q", "-f", top, cwd=tree)
+                found = try_each(tree, series, include=base.include, pylintrc=pylintrc,
+                                 tests=tests, names=alone[slug], tip=own)  # fmt: skip
+                problems += [f"PR {slug} on {on}: {p}" for p in found]
     problems += check_ports(series)
     return problems
 

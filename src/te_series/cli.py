@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
 from pathlib import Path
 
-from .util import project_root, SeriesError, stop_as_ctrl_c
+from .util import one_at_a_time, project_root, SeriesError, stop_as_ctrl_c
 from .series import RELEASE_RE
 from .worktree import describe_tree, WorkTree
 
@@ -135,6 +136,10 @@ AFTER_CTRL_C = {
 }
 
 
+# The verbs that write the project's trees or files, one at a time (util.one_at_a_time).
+WRITERS = {"apply", "export", "rebase", "port", "build", "pr"}
+
+
 def main(argv=None) -> int:
     stop_as_ctrl_c()
     try:
@@ -155,7 +160,8 @@ def main(argv=None) -> int:
     try:
         root = args.root = project_root()
         module = importlib.import_module(f"te_series.{args.verb.replace('-', '_')}")
-        code = module.run(args)
+        with one_at_a_time(root, args.verb) if args.verb in WRITERS else contextlib.nullcontext():
+            code = module.run(args)
         sys.stdout.flush()
         return code
     except BrokenPipeError:

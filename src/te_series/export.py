@@ -1,20 +1,7 @@
-"""`te-series export`: write base..HEAD of fork/ back to patches/ and update series.
-
-Export is stable: zero commit hash, no signature, no numbering in subjects, full blob
-ids, every option a git config key could change given explicitly (git.FORMAT_PATCH_ARGS).
-A re-export with no edits is byte-identical, and untouched patches stay byte-identical
-when others change.
-
-Export never loses the series. It refuses a fork/ that does not hold the whole series
-(apply stopped or was interrupted, a patch's commit is gone or squashed into another) and
-names the patch files it would drop; a drop must be asked for (`--drop NAME`). It refuses
-uncommitted or untracked work in fork/, commits that are not the series' own (merges,
-upstream commits), commits without a diff, a rebuild waiting in fork.new/, commit
-messages that `git am` would read back differently, overwriting patch files with
-uncommitted edits, and overwriting patch files that changed since fork/ was applied from
-them (a `git pull`). `--dry-run` says what would change, and why an export would refuse.
-The series file keeps its comments, blank lines and `# pr:` groups: a patch keeps its
-line, a new commit goes after the one before it.
+"""`te-series export`: write base..HEAD of fork/ back to patches/ and update series:
+stable (every option a git config key could change given, git.FORMAT_PATCH_ARGS, so a
+re-export of unchanged commits is byte-identical), and refusing whatever would drop, undo or
+misstate the series, each refusal with a way past it (README: What the tool guarantees).
 """
 
 from __future__ import annotations
@@ -36,6 +23,7 @@ from .git import (
     git_run,
     in_progress,
     is_ancestor,
+    KEEP_MESSAGES,
     log1,
     mailinfo,
     note_names,
@@ -237,14 +225,11 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
         for line in git("log", "--format=%H %ae", f"{base}..HEAD", cwd=tree).splitlines()
     )
     prerequisite = {r for r in revs if authors.get(r) == UPSTREAM["GIT_AUTHOR_EMAIL"]}
-    # Upstream's commits: on a remote-tracking branch or a tag of origin (the TE checkout
-    # fork/ was cloned from; a push of yours to another remote, or a tag made in fork/, does
-    # not make a commit upstream's), and not one of the series' own, which carry notes; or
-    # below the first commit that came from a patch.
-    tags = origin_tags(tree)
-    ours = set(
-        git("rev-list", f"{base}..HEAD", "--not", "--remotes=origin", *tags, cwd=tree).split()
-    )
+    # Upstream's commits, from fork/'s own history (never by asking origin, which may have
+    # moved; v11 #3): on a remote-tracking branch of origin (a push of yours to another remote,
+    # or a tag, does not make a commit upstream's) and not one of the series' own, which
+    # carry notes; or below the first commit that came from a patch.
+    ours = set(git("rev-list", f"{base}..HEAD", "--not", "--remotes=origin", cwd=tree).split())
     below = []
     if any(noted.values()):
         for r in revs:
@@ -260,7 +245,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             subject = log1(tree, "%h %s", r)
             ref = git(
                 "for-each-ref", "--contains", r, "--count=1", "--format=%(refname:short)",
-                "refs/remotes/origin", *tags, cwd=tree,
+                "refs/remotes/origin", cwd=tree,
             ).strip()  # fmt: skip
             where = (
                 "an upstream prerequisite, which te-series keeps below the series"
@@ -289,15 +274,6 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             "export.)"
         )
     return revs, noted
-
-
-def origin_tags(tree: Path) -> list[str]:
-    """fork/'s tags that origin has too, at the same object: upstream's (tool-review-v8 #11).
-    Where origin cannot be read, every tag counts."""
-    here = git("for-each-ref", "--format=%(objectname)%09%(refname)", "refs/tags", cwd=tree)
-    there = git_run("ls-remote", "--tags", "--refs", "origin", cwd=tree)
-    have = set((there.stdout if there.returncode == 0 else here).splitlines())
-    return [line.split("\t")[1] for line in here.splitlines() if line in have]
 
 
 def stripspace(text: str, cwd: Path) -> str:
@@ -399,9 +375,8 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
         raise SeriesError(
             "export would write patches that git am reads back differently:\n  "
             + "\n  ".join(problems)
-            + f"\nFix each commit named in git -C {name} -c commit.cleanup=strip rebase -i "
-            f"{base[:12]} ('reword' a "
-            "message, 'edit' an author, as said), then export again."
+            + f"\nFix each commit named in git -C {name} {KEEP_MESSAGES} rebase -i {base[:12]} "
+            "('reword' a message, 'edit' an author, as said), then export again."
         )
 
 
@@ -619,8 +594,8 @@ def plan(
 
 def refuse_emptied_groups(tree, root, series, entries, text: str) -> None:
     """An export must not leave a `# pr:` group that has patches without any."""
-    before = dict(series.groups(entries)[0])
-    after = dict(series.groups(series.entries(text))[0])
+    before = {slug: names for slug, names, _ in series.groups(entries)[0]}
+    after = {slug: names for slug, names, _ in series.groups(series.entries(text))[0]}
     emptied = [g for g, names in before.items() if names and not after.get(g)]
     if emptied:
         raise SeriesError(
@@ -691,11 +666,16 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
             f"({verbs['rebuild']}; the old tree is kept whole in a backup, fetch your "
             "commits back from there), then export."
         ]
-    stale = []
-    if p.series_changed and p.series.names() != p.state.patches:
-        # The series file is merged, not overwritten: comments and `# pr:` lines added since
-        # stay. Its list of patches, though, is fork/'s; if that list changed since (lines
-        # reordered, say), export would undo that.
+    stale, listed = [], p.series.names()
+    # The series file is merged, not overwritten: comments and `# pr:` lines added since stay.
+    # Its list of patches, though, is fork/'s: if that list changed since (lines reordered or
+    # removed), export would undo that, unless fork/ made the same change (v11 #4): its
+    # commits stand for the listed patches in their order (a drop of one that fork/ was made
+    # with aside), and none for a patch taken out since.
+    kept = [n for n in listed if n not in p.dropped or n not in p.state.patches]
+    back = (set(p.state.patches) - set(listed)) & {n for names in p.noted for n in names}
+    if p.series_changed and listed != p.state.patches and ([o for o in p.owner if o] != kept
+                                                           or back):  # fmt: skip
         stale.append(p.series.label + " (its list of patches)")
     unlisted = []
     for n, new in touched.items():

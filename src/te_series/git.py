@@ -38,8 +38,11 @@ BOT = {
 # outside the tree (core.attributesFile; the system's are off through GIT_ATTR_NOSYSTEM),
 # message encodings, whitespace fixing (apply.whitespace=fix rewrites patch content),
 # line-ending conversion (core.autocrlf rewrites a file te-series commits), notes rewriting
-# (the patch names ride on notes through the tool's rebase). Each is tested
-# (tests/test_git_isolation.py). format-patch reads no .gitattributes of the tree
+# (the patch names ride on notes through the tool's rebase), message cleanup (a rebase or a
+# commit must not drop a message's `#` lines: `whitespace`, as am reads a message, and no
+# status help in the message; `verbatim` would keep the blank line an edited message gets),
+# and what a user setting adds to the output the tool reads (a signature check before each
+# commit of a `git log`, colours). Each is tested (tests/test_git_isolation.py). format-patch reads no .gitattributes of the tree
 # (format_patch); .git/info/attributes is refused where it would change a patch
 # (refuse_info_attributes).
 PINNED = {
@@ -55,7 +58,15 @@ PINNED = {
     "core.bigFileThreshold": "512m",
     # the user's global ignores would hide a new file in fork/ from export's refusal
     "core.excludesFile": os.devnull,
+    "commit.cleanup": "whitespace",
+    "commit.status": "false",
+    "log.showSignature": "false",
+    "color.ui": "never",
 }
+
+
+# The same for a git the user runs from the tool's advice that rewrites messages (rebase -i).
+KEEP_MESSAGES = "-c commit.cleanup=whitespace -c commit.status=false"
 
 
 GIT_OVERRIDES = tuple(a for k, v in PINNED.items() for a in ("-c", f"{k}={v}"))
@@ -204,8 +215,6 @@ FORMAT_PATCH_ARGS = (
     "diff.suppressBlankEmpty=false",
     "-c",
     "core.quotePath=true",
-    "-c",
-    "color.ui=never",
     "format-patch",
     "--zero-commit",
     "--no-signature",

@@ -1,23 +1,14 @@
-"""`te-series pr --te-src PATH`: what a contributor pushes, one stacked branch per PR.
+"""`te-series pr --te-src PATH`: what a contributor pushes, one branch per PR.
 
-patches/series groups the patches into PRs with `# pr: <slug>` lines (a group runs to the
-next marker). For each group, in order, branch `pr/<slug>` holds the upstream base, the
-previous PRs' commits and its own, so each PR is reviewable on top of the one before.
+patches/series groups the patches into PRs with `# pr: <slug> [on <base>]` lines (a group
+runs to the next marker). For each group, in order, branch `pr/<slug>` is its base's branch
+(`main`: the upstream base; by default the PR before it) with its own commits on top.
 
-Every commit is signed off by the submitter (`--identity "Name <email>"`, else `git config
-user.name/user.email` of this checkout), who certifies it under the DCO: every sign-off
-line of the project's placeholder (base.toml's `[series] placeholder_identity`, compared
-by e-mail address: case, spaces and trailing dots do not matter) is removed, wherever it
-stands, and the submitter's `Signed-off-by` trailer is added through `git interpret-trailers`;
-other trailers stay. A commit authored by the placeholder gets the submitter as author; a
-real author (a third party) is kept. After the branches are built, every message, author
-and committer is scanned for the placeholder's address, and `pr` refuses if any is left.
-No identity, the placeholder itself and reserved domains (.invalid, .example, .test,
-.localhost, example.com/.net/.org) are refused.
-
-OUT (default pr-out/) gets `pr.bundle` with the branches, `<slug>.md` (the description,
-patches/pr/<slug>.md in TE's PR template), `<slug>/` (the PR's commits as patches) and
-SUMMARY.md listing each branch and its base.
+Every commit is signed off by the submitter (`--identity`, else git config), under the DCO:
+every sign-off of the project's placeholder goes, wherever it stands and however it is
+spelled; a commit it authored gets the submitter as author. After the branches are built,
+any placeholder left refuses, writing nothing. OUT (default pr-out/) gets `pr.bundle`,
+each PR's description and patches, and SUMMARY.md (README: Preparing the PRs).
 """
 
 from __future__ import annotations
@@ -110,9 +101,9 @@ def resign(message: str, who: str, placeholder_email: str, cwd: Path) -> str:
     return out.rstrip("\n") + "\n"
 
 
-def scan(repo: Path, base: str, tip: str, placeholder_email: str) -> None:
+def scan(repo: Path, base: str, tips: list[str], placeholder_email: str) -> None:
     """Refuse PR commits that still name the placeholder (message, author or committer)."""
-    log = git("log", "--format=%H%x00%s%x00%an <%ae>%x00%cn <%ce>%x00%B%x00", f"{base}..{tip}",
+    log = git("log", "--format=%H%x00%s%x00%an <%ae>%x00%cn <%ce>%x00%B%x00", *tips, f"^{base}",
               cwd=repo).split("\0")  # fmt: skip
     found = []
     for k in range(0, len(log) - 4, 5):
@@ -251,15 +242,18 @@ def run(args) -> int:
         base = init_git_base(repo, args.te_src, series.base_commit)
         refuse_prerequisites(repo, series, base)
         msg_file = Path(tmp) / "msg"
-        summary, prev, authors = [], base, {}
-        for slug, group in groups:
+        summary, authors = [], {}
+        for slug, group, on in groups:  # each from its base's branch (main: upstream's base)
+            prev = base if on == "main" else f"pr/{on}"
+            git("checkout", "-q", "--detach", prev, cwd=repo)
             for patch in group:
-                progress(f"pr/{slug}: {patch}")
+                progress(f"pr/{slug} on {on}: {patch}")
                 try:
                     apply_one(repo, series.dir / patch)
                 except PatchFailed as err:
                     raise SeriesError(
-                        f"{err}Nothing was written; te-series check names it too."
+                        f"PR {slug} on {on}: {err}Nothing was written; te-series check names it "
+                        "too."
                     ) from None
                 msg, author_email, date = git(
                     "log", "-1", "--format=%B%x00%ae%x00%aI", cwd=repo
@@ -284,11 +278,10 @@ def run(args) -> int:
                 authors[author] = authors.get(author, 0) + 1
             git("branch", "-f", f"pr/{slug}", "HEAD", cwd=repo)
             summary.append((slug, prev, group))
-            prev = f"pr/{slug}"
-        scan(repo, base, prev, placeholder)
+        branches = [f"pr/{slug}" for slug, *_ in groups]
+        scan(repo, base, branches, placeholder)
         prepare_out(out, root)
         try:
-            branches = [f"pr/{slug}" for slug, _ in groups]
             git("bundle", "create", "-q", str(out / "pr.bundle"), *branches, f"^{base}", cwd=repo)
             for slug, on, _ in summary:
                 shutil.copy2(series.dir / "pr" / f"{slug}.md", out / f"{slug}.md")
@@ -312,7 +305,7 @@ def write_summary(out: Path, base: str, who: str, summary, authors: dict[str, in
         "|---|---|---|---|",
     ]
     for slug, on, group in summary:
-        base_name = on if on.startswith("pr/") else f"upstream {on[:12]}"
+        base_name = on if on.startswith("pr/") else f"main (upstream {on[:12]})"
         lines.append(f"| pr/{slug} | {base_name} | {len(group)} | {slug}.md |")
     lines += [
         "",
@@ -321,6 +314,6 @@ def write_summary(out: Path, base: str, who: str, summary, authors: dict[str, in
         f"    git fetch {shlex.quote(str(out / 'pr.bundle'))} 'refs/heads/pr/*:refs/heads/pr/*'",
         "    git push <your fork> " + " ".join(f"pr/{s}" for s, _, _ in summary),
         "",
-        "Open the PRs in order; each one's base is the branch before it (the first: main).",
+        "Open the PRs in order, each on the base its row names (upstream: main).",
     ]
     (out / "SUMMARY.md").write_text("\n".join(lines) + "\n")

@@ -1,24 +1,12 @@
 """`te-series rebase --onto COMMIT`: move the series to another upstream commit.
 
-fork/ must hold the whole series and be exportable. The commit is looked up in fork/,
-else in --te-src (and fetched); it must be upstream's (on a remote-tracking branch or a
-tag of fork/, or on a branch or tag of --te-src), not one of the series' own commits.
-base.toml's new text is made before anything moves, so a commit line the tool cannot edit
-stops the rebase before it starts. `git rebase --onto COMMIT <base> series` moves the
-series' commits (git carries the patch-name notes along); then the patches and
-base.toml's `[upstream] commit` line (nothing else in the file changes but the tables of
-dropped prerequisites) are written as one group. Only base..HEAD is ever exported, so upstream commits never become patches.
-
-Upstream prerequisites (base.toml [[prerequisite]], commits below the series) are carried
-first: each one's commit is cherry-picked onto COMMIT (`git cherry-pick`, on a detached
-HEAD; fork/ goes back to the series branch after). A pick that changes nothing means
-COMMIT contains it: it is dropped, and its table leaves base.toml in the same write as the
-commit line. A pick that conflicts stops the rebase before anything moves.
-
-A conflict names the patch and files: resolve it in fork/, then
-`git -C fork rebase --continue` and `te-series rebase --continue` (or `--abort`, which
-puts fork/ back where it was and keeps the rebased commits, and any made on top of them, on
-a branch te-series/aborted-rebase-<id>).
+The commit must be upstream's (on a branch or tag of --te-src, else a remote-tracking branch
+or tag of fork/), never the series' own. Everything that could stop it is checked before
+anything moves (export's guards, base.toml's commit line, ignored files in the way, the
+upstream prerequisites on COMMIT by apply's one rule); then `git rebase --onto <new top>
+<old top> series` (the notes carry the patch names) and one write of the patches and
+base.toml. A conflict names the patch and files; `--continue` runs git's own with the
+messages kept, `--abort` puts fork/ back (README: Moving to a new upstream commit).
 """
 
 from __future__ import annotations
@@ -282,8 +270,9 @@ def conflict(fork, proc) -> str:
         f"patch {', '.join(names) or '(a new commit)'} ({subject!r}) conflicts in "
         f"{', '.join(files) or '(see git)'}\n"
         + said
-        + "Resolve it in fork/, git -C fork add the files, then git -C fork rebase --continue "
-        "and te-series rebase --continue. Or give up: te-series rebase --abort."
+        + "Resolve it in fork/, git -C fork add the files, then te-series rebase --continue (it "
+        "keeps the messages' '#' lines, which git's own continue drops). Or give up: te-series "
+        "rebase --abort."
     )
 
 

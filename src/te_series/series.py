@@ -45,6 +45,9 @@ PR_RE = re.compile(r"^#\s*pr:\s*(.*?)\s*$")
 PR_LOOSE_RE = re.compile(r"^#\s*pr\s*:", re.I)
 
 
+PR_ON_RE = re.compile(r"^(\S+)(?:\s+on\s+(\S+))?$")  # `# pr: <slug> [on <base>]`
+
+
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
@@ -210,44 +213,63 @@ class Series:
         return sorted(p.name for p in self.dir.glob(PATCH_GLOB) if p.name not in listed)
 
     def groups(self, entries: list[Entry] | None = None):
-        """`# pr: <slug>` groups in order, [(slug, [patch names])], and problems with them
-        (none when ungrouped): the one `# pr:` parser."""
-        groups: list[tuple[str, list[str]]] = []
-        problems, before, lines = [], [], {}
-        for e in self.entries() if entries is None else entries:
+        """`# pr: <slug> [on <base>]` groups in order, [(slug, [patch names], base)], and
+        problems with them (none when ungrouped): the one `# pr:` parser. A PR's base is
+        `main` (the series' git base), or an earlier PR's slug; by default the PR before it.
+        A PR's patches on its base are its base's (down to main), then its own."""
+        groups: list[tuple[str, list[str], str]] = []
+        problems, before, lines, label = [], [], {}, self.label
+        every = self.entries() if entries is None else entries
+        for e in every:
             if e.pr is None and e.name is None and PR_LOOSE_RE.match(e.text.strip()):
                 problems.append(
-                    f"{self.label} line {e.lineno}: {e.text.strip()!r} is a comment, not a PR "
+                    f"{label} line {e.lineno}: {e.text.strip()!r} is a comment, not a PR "
                     "marker; write it in lower case, '# pr: <slug>', to start a PR"
                 )
             if e.pr is not None:
-                if not SLUG_RE.match(e.pr):
+                m = PR_ON_RE.match(e.pr)
+                slug, on = m.groups() if m else (e.pr, None)
+                where = f"{label} line {e.lineno}: PR {slug!r}"
+                if not m:
                     problems.append(
-                        f"{self.label} line {e.lineno}: {e.pr!r} is not a PR slug "
+                        f"{label} line {e.lineno}: {e.text.strip()!r} is no PR marker: write it "
+                        "'# pr: <slug>' (on the PR before it) or '# pr: <slug> on <base>' "
+                        "(<base>: main, or the slug of an earlier PR)"
+                    )
+                elif not SLUG_RE.match(slug):
+                    problems.append(
+                        f"{label} line {e.lineno}: {slug!r} is not a PR slug "
                         "(lower-case letters, digits, '.', '_', '-')"
                     )
-                if e.pr in lines:
+                elif on not in (None, "main") and on not in lines:
+                    later = [x.lineno for x in every if x.pr and x.pr.partition(" ")[0] == on]
+                    problems.append(f"{where} is on " + (
+                        "itself" if on == slug
+                        else f"{on!r}, which comes after it (line {later[0]})" if later
+                        else f"{on!r}, which is no PR of {label}"
+                    ) + "; name main or the slug of a PR above it")  # fmt: skip
+                if slug in lines:
                     problems.append(
-                        f"{self.label} line {e.lineno}: PR {e.pr!r} appears twice (line "
-                        f"{lines[e.pr]} too); give one of them another slug"
+                        f"{where} appears twice (line {lines[slug]} too); give one of them "
+                        "another slug"
                     )
-                lines.setdefault(e.pr, e.lineno)
-                groups.append((e.pr, []))
+                lines.setdefault(slug, e.lineno)
+                groups.append((slug, [], on or (groups[-1][0] if groups else "main")))
             elif e.name:
                 (groups[-1][1] if groups else before).append(e.name)
         if groups and before:
             problems.append(
-                f"{', '.join(before)} stand(s) before the first '# pr:' line of {self.label}; "
+                f"{', '.join(before)} stand(s) before the first '# pr:' line of {label}; "
                 "move them below one"
             )
         # pr writes OUT/pr.bundle, OUT/SUMMARY.md and, per slug, OUT/<slug>.md and OUT/<slug>/
         taken = {"pr.bundle", "summary.md"} | {f"{slug}.md" for slug in lines}
-        for slug, names in groups:
+        for slug, names, _ in groups:
             if not names:
                 problems.append(f"PR {slug!r} has no patches; remove its '# pr:' line")
             if slug in taken:
                 problems.append(
-                    f"{self.label} line {lines[slug]}: PR slug {slug!r} is the name of a file pr "
+                    f"{label} line {lines[slug]}: PR slug {slug!r} is the name of a file pr "
                     f"writes; rename it (e.g. {slug.replace('.', '-')!r}, and its description "
                     f"{rel(self.dir, self.root)}/pr/{slug}.md to match)"
                 )

@@ -5,6 +5,7 @@ Ctrl-C holding and safe writes. Imports nothing of the tool.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import signal
 import subprocess
@@ -35,9 +36,10 @@ class PatchFailed(SeriesError):
 
     The message names the patch, file and hunk and quotes git; the caller adds where the
     tree is and how to go on. `kind` says what happened: "conflict" (conflict markers in
-    the tree), "unapplied" (nothing of the patch was applied), "converted" (the patch file's
-    lines end in CRLF: a checkout converted it), "already" (git am made no
-    commit: the change is already in the tree) or "empty" (the patch has no diff).
+    the tree), "unapplied" (nothing of the patch was applied), "io" (git failed though the
+    diff applies: not the patch), "converted" (the patch file's lines end in CRLF),
+    "already" (git am made no commit: the change is already in the tree) or "empty" (the
+    patch has no diff).
     """
 
     def __init__(self, text: str, kind: str = "conflict"):
@@ -104,9 +106,10 @@ def progress(msg: str) -> None:
 
 def rel(path: Path, root: Path) -> str:
     """path relative to root when it is inside, for messages."""
-    try:
-        return str(Path(path).resolve().relative_to(root.resolve())) or "."
-    except ValueError:
+    try:  # the path's own last part is not followed: a link is named as itself
+        own = Path(path).parent.resolve() / Path(path).name
+        return str(own.relative_to(root.resolve())) or "."
+    except (ValueError, RuntimeError, OSError):  # outside root; a link loop (v11 #9)
         return str(path)
 
 
@@ -162,6 +165,25 @@ def no_interrupt():
     held = [n for n in caught if old[n] is not signal.SIG_IGN]
     if held:
         _stop(held[0])
+
+
+@contextlib.contextmanager
+def one_at_a_time(root: Path, verb: str):
+    """Hold the project's lock (a flock of its folder) while a verb that writes runs; a second
+    one refuses until the first has ended (v11 #8: two apply --force undid each other)."""
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SeriesError(
+                f"another te-series command is running in {root} (apply, export, rebase, port, "
+                "build and pr run one at a time in a project): wait until it has ended, then "
+                f"run te-series {verb} again; nothing was done."
+            ) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def read_text(path: Path, root: Path | None = None) -> str:

@@ -167,7 +167,7 @@ class WorkTree:
         found = [root / "fork", root / "fork.new"]
         if (root / "fork-port").is_dir():
             found += sorted((root / "fork-port").iterdir())
-        return [t for t in found if (t / ".git").exists()]
+        return [t for t in found if (t / ".git").exists() or t.is_symlink() or t.is_file()]
 
     @property
     def path(self) -> Path:
@@ -213,6 +213,12 @@ class WorkTree:
         tree, new, root = self.path, self.new, self.root
         stamp = backup_stamp(root)
         verbs = self.verbs()
+        if not tree.parent.is_dir() and (tree.parent.exists() or tree.parent.is_symlink()):
+            held = rel(tree.parent, root)
+            raise SeriesError(  # fork-port a file (v11 #9)
+                f"{held} is a file, not the folder of the port trees: move it away (mv {held} "
+                f"{held}.old), then {verbs['make']}."
+            )
         if new.exists() and not force:
             raise SeriesError(
                 f"{rel(new, root)}/ holds an unfinished apply:\n{describe_tree(new, root)}\n"
@@ -252,12 +258,13 @@ class WorkTree:
 
 
 def not_a_work_tree(tree: Path, root: Path) -> SeriesError:
-    """A work tree's path that holds something else: a file, a folder without .git."""
-    name = rel(tree, root)
+    """A work tree's path that holds something else: a file, a folder without .git, a link to
+    nothing or a loop."""
+    name, wt = rel(tree, root), WorkTree.at(tree)
+    then = wt.verbs()["continue" if tree == wt.path and wt.new.is_dir() else "make"]
     return SeriesError(
-        f"{name} is no work tree (a file, or a folder without {name}/.git), so it holds no "
-        f"series: move it out of the way (mv {name} {name}.old), then "
-        f"{WorkTree.at(tree).verbs()['make']}."
+        f"{name} is no work tree (a file, a link to nothing, or a folder without {name}/.git), "
+        f"so it holds no series: move it out of the way (mv {name} {name}.old), then {then}."
     )
 
 
@@ -266,6 +273,8 @@ def refuse_unmovable(old: Path, root: Path) -> None:
     folder: the move would not keep it, or would break a linked worktree (v9 #6). The one
     check of every move (WorkTree.build, and backup_tree for apply --continue's swap)."""
     verbs = WorkTree.at(old).verbs()
+    if old.is_symlink() and not (old / ".git").exists():  # to nothing, or a loop (v11 #6, #9)
+        raise not_a_work_tree(old, root)
     if (old / ".git").is_file():
         # A linked worktree or a separate git dir: its commits live elsewhere, so
         # moving the tree into the backup would not keep them.
@@ -296,6 +305,16 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed) -> str:
     verbs = wt.verbs(state)
     kind = getattr(err, "kind", "conflict")
     text = str(err)
+    if kind == "io":  # not the patch's doing (v11 #5): the record says it is still to apply
+        lock = git_path(tree, "index.lock")
+        fix = (f"{rel(lock, root)} is there: a git that was killed left it; once no other git "
+               f"runs in {name}/, remove it (rm {rel(lock, root)})" if lock.exists() else "fix "
+               "what git says above (a full disk, a file or folder git may not write, a link)")  # fmt: skip
+        return text + (
+            f"{name}/ holds {count_patches(state.applied, len(state.patches))}. Its diff applies "
+            f"to {name}/, so this is not the patch: git could not do its work there. Fix that: "
+            f"{fix}; then `{verbs['continue']}` applies {state.patches[state.applied]} again."
+        )
     text += f"{name}/ holds {count_patches(state.applied, len(state.patches))}" + (
         f"; apply stopped at {state.failed}.\n"
         if kind in ("already", "empty")
@@ -322,14 +341,22 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed) -> str:
             f"or skip it: {skip}.\n"
         )
     elif kind == "converted":
-        folder = state.patches_dir
+        folder, file = state.patches_dir, shlex.quote(f"{state.patches_dir}/{state.failed}")
+        committed = git_run("cat-file", "blob", f"HEAD:{folder}/{state.failed}", cwd=root,
+                            text=False).stdout.split(b"\n", 1)[0].endswith(b"\r")  # fmt: skip
         text += (
-            f"{folder}/{state.failed} has CRLF line ends from its first line on: a checkout "
-            f"converted it (core.autocrlf=true?), and git am cannot apply it so. The patch "
-            f"files are bytes: {folder}/.gitattributes (* -text) keeps them as committed. "
-            f"Write them again as committed (this drops uncommitted edits in {folder}/: commit "
-            f"or stash those first): git rm -r -q --cached {folder} && git checkout HEAD -- "
-            f"{folder}; then rebuild ({verbs['rebuild']}).\n"
+            f"{folder}/{state.failed} has CRLF line ends from its first line on, and git am "
+            "cannot apply it so. "
+        ) + (
+            f"It was committed so (an editor wrote them; v11 #7): take one CR off each line "
+            f"and commit that: sed -i 's/\\r$//' {file} && git commit -q -m 'LF line ends' "
+            f"{file}; then rebuild ({verbs['rebuild']}).\n"
+            if committed
+            else f"A checkout converted it (core.autocrlf=true?). The patch files are bytes: "
+            f"{folder}/.gitattributes (* -text) keeps them as committed. Write them again as "
+            f"committed (this drops uncommitted edits in {folder}/: commit or stash those "
+            f"first): git rm -r -q --cached {folder} && git checkout HEAD -- {folder}; then "
+            f"rebuild ({verbs['rebuild']}).\n"
         )
     elif kind == "unapplied":
         text += (
@@ -381,6 +408,8 @@ def settle(tree: Path, state: State) -> State:
 def describe_tree(tree: Path, root: Path) -> str:
     """Where a work tree stands and how to go on, from its recorded state."""
     name = rel(tree, root) + "/"
+    if not (tree / ".git").exists():
+        return f"{name}: {not_a_work_tree(tree, root)}"
     try:
         state = read_state(tree)
         state = state and settle(tree, state)
@@ -431,8 +460,8 @@ def describe_tree(tree: Path, root: Path) -> str:
         lines.append(f"  {busy} is in progress in {name}")
     if state.rebase_onto and busy == "a git rebase":
         lines.append(
-            f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: resolve, "
-            f"git -C {name} rebase --continue, then te-series rebase --continue (or --abort)"
+            f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: resolve, git "
+            f"-C {name} add the files, then te-series rebase --continue (or --abort)"
         )
     elif state.rebase_onto:
         lines.append(
@@ -471,7 +500,7 @@ def refuse_out(root: Path, out: Path, example: str, *, folder: bool) -> None:
     if not folder and not out.parent.is_dir():
         raise SeriesError(f"--out {out}: folder {out.parent} does not exist")
     for d in OWN_DIRS:
-        if Path(out).resolve().is_relative_to((root / d).resolve()):
+        if Path(out).resolve().is_relative_to(os.path.realpath(root / d)):  # loops: v11 #9
             raise SeriesError(
                 f"--out {rel(out, root)} is inside {d}/, which te-series keeps (the series, "
                 f"the work trees and their backups); writing there could overwrite them. "
@@ -553,7 +582,7 @@ def swap_in(new: Path, tree: Path, root: Path, stamp: str | None = None) -> list
     """Replace tree by the complete tree new, keeping the old tree whole; return what was kept."""
     kept = []
     with no_interrupt():
-        if tree.exists():
+        if tree.exists() or tree.is_symlink():  # a link to nothing is refused there (v11 #6)
             kept = backup_tree(tree, root, stamp or backup_stamp(root))
         new.rename(tree)
     return kept
@@ -575,8 +604,9 @@ def abort_am(repo: Path) -> None:
     git_run("am", "--abort", cwd=repo)
 
 
-def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> str:
-    """What failed: the file and hunk (from `git apply --check` against HEAD) and git's words."""
+def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> tuple[str, bool]:
+    """What failed: the file and hunk (from `git apply --check` against HEAD) and git's words;
+    and whether the diff applies to HEAD all the same (then the patch is not the cause)."""
     hunks = {f.path: f.hunks for f in read_patch(patch).files}
     with tempfile.TemporaryDirectory() as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
@@ -599,15 +629,16 @@ def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> str:
     elif check.returncode != 0:
         said = " ".join(l for l in check.stderr.splitlines() if l.strip())
         where = f"git apply --check says: {said[-500:] or '(nothing)'}"
-    else:
-        where = "its diff applies on its own, so git am -3 failed for another reason (below)"
     named = lambda l: re.sub(
         r"^Patch failed at \d+ ", f"Patch failed at {patch.name}: ", l
     )  # noqa: E731
-    text = f"patch {patch.name} does not apply: {where}\ngit am -3 says:\n"
-    text += git_said(proc, 30, named)
+    text = (f"patch {patch.name} does not apply: {where}" if found or check.returncode else
+            f"git am -3 of {patch.name} failed, though its diff applies")  # fmt: skip
+    text += "\ngit am -3 says:\n" + git_said(proc, 30, named)
     marked = conflicted(repo)
-    return text + (f"conflict markers in: {', '.join(marked)}\n" if marked else "")
+    return text + (f"conflict markers in: {', '.join(marked)}\n" if marked else ""), not (
+        found or check.returncode
+    )
 
 
 def record_file(state: State, path: Path) -> None:
@@ -617,7 +648,7 @@ def record_file(state: State, path: Path) -> None:
     state.recorded[path.name] = blob_id(path.read_bytes()) if path.is_file() else ""
 
 
-def apply_one(repo: Path, patch: Path, include: str | None = None, stopped=lambda: None) -> None:
+def apply_one(repo: Path, patch: Path, include: str | None = None, stopped=lambda *_: 0) -> None:
     """`git am -3` one patch onto repo's HEAD: the one apply step (apply, check, pr). A patch
     that does not make its commit raises PatchFailed, whose kind says why; `stopped()` runs
     first (the record says where apply stopped before anything else is asked of git). A
@@ -631,9 +662,13 @@ def apply_one(repo: Path, patch: Path, include: str | None = None, stopped=lambd
     if proc.returncode != 0:
         stopped()
         kind = "conflict" if conflicted(repo) else "unapplied"
+        text, applies = failure_detail(repo, patch, include, proc)
         if patch.read_bytes().split(b"\n", 1)[0].endswith(b"\r"):
-            kind = "converted"  # a checkout gave the patch file CRLF line ends
-        raise PatchFailed(failure_detail(repo, patch, include, proc), kind)
+            kind = "converted"  # the patch file has CRLF line ends
+        elif applies and kind == "unapplied":  # not the patch (a full disk, a lock: v11 #5)
+            kind = "io"
+            stopped(False)  # still to apply: --continue runs it again
+        raise PatchFailed(text, kind)
     if object_id(repo, "HEAD") == before:
         # "No changes -- Patch already applied": git am exits 0 without a commit. Noting
         # HEAD would give the previous patch's commit this patch's name.
@@ -657,8 +692,8 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
         progress(f"[{state.applied + 1}/{total}] git am -3 {name}")
         record_file(state, series.dir / name)
 
-        def stopped() -> None:
-            state.failed = name
+        def stopped(failed: bool = True) -> None:
+            state.failed = name if failed else None
             write_state(repo, state)
 
         apply_one(repo, series.dir / name, include, stopped)
