@@ -31,6 +31,11 @@
 #  patched sources and once on the base's (H200_BASETESTS_K selects them), to show that each
 #  test of a fix fails on the base. Session 7 ran `start build base l0 l0-base+blocks` (no perf)
 #  with H200_DEADLINE_S=1450 H200_AFTER_L0_S=260 H200_BASE_ROUTING=both.
+#  v4 (session 10) ran `start build base prs l0 l0-base hostperf` with
+#  H200_L0_TREE=$H200_STATE/prs/tree-set H200_L0_ARGS="--only test_fusible_ops --workers 12"
+#  H200_PERF_TREE=$H200_STATE/prs/tree-set: each PR of the follow-up set on its own base (prs:
+#  its tests there and on the base), test_fusible_ops.py whole on the set, its failed ids on
+#  the base, and host time per step of bench/channels_bench.py, the set against the base.
 #  Knobs: H200_BASE_ROUTING (caller; both runs the channel halves on the base too),
 #  H200_L0_BUDGET (480), H200_L0_SLOTS (20 xdist workers + serial files at once),
 #  H200_L0_ARGS (e.g. "--only test_fusible_ops"), H200_PERF_ROUNDS (8), H200_BLOCKS_S (200).
@@ -220,7 +225,9 @@ st_prs() {  # each PR on its own base: its trees, its tests there and on the bas
     tree=$S/prs/tree-$slug
     if [ ! -d "$tree" ]; then
       git -C "$FORK" worktree add -q --detach "$tree" "$top" || return 1
-      (cd "$P/patches" && git -C "$tree" -c user.name=h200 -c user.email=h200@localhost -c commit.cleanup=verbatim am -q -3 $names) \
+      local files=() n; for n in $names; do files+=("$P/patches/$n"); done
+      git -C "$tree" -c user.name=h200 -c user.email=h200@localhost -c commit.cleanup=verbatim \
+        am -q -3 "${files[@]}" \
         > "$LOG/prs-am-$slug.log" 2>&1 || { say "prs: $slug does not apply on its base"; return 1; }
       (cd "$FORK" && find . -name '*.so' -not -path './build/*' -not -path './3rdparty/*' -not -path './.git/*') |
         while read -r so; do mkdir -p "$tree/$(dirname "$so")"; ln -sfn "$FORK/${so#./}" "$tree/$so"; done
@@ -237,6 +244,24 @@ st_prs() {  # each PR on its own base: its trees, its tests there and on the bas
     wait
   done < "$S/prs/chains.txt"
   touch "$S/prs.done"
+}
+
+st_hostperf() {  # host wall time per step of bench/channels_bench.py on CUDA: a tree against the base
+  local tree=${H200_PERF_TREE:-$FORK} out=$S/hostperf r=0 side pp t0=$SECONDS
+  local budget=${H200_HOSTPERF_S:-240}
+  mkdir -p "$out"; : > "$out/rounds.jsonl"
+  say "hostperf: $tree against the base, ABBA rounds, budget $budget s"
+  while [ $r -lt "${H200_HOSTPERF_ROUNDS:-6}" ] && [ $((SECONDS - t0 + 45)) -lt "$budget" ]; do
+    local order="tree base"; [ $((r % 2)) -eq 1 ] && order="base tree"
+    for side in $order; do
+      if [ "$side" = base ]; then pp=$B:$SITE; else pp=$tree:$SITE; fi
+      (cd "$RUN" && PYTHONPATH=$pp timeout 120 "$PY" "$REPO/bench/channels_bench.py" --device cuda \
+        --steps "${H200_HOSTPERF_STEPS:-100}" --repeats 3) 2>> "$LOG/hostperf.log" |
+        tail -n 1 | "$PY" -c "import json,sys; print(json.dumps({'side': sys.argv[1], 'round': int(sys.argv[2]), 'seconds': json.loads(sys.stdin.read())}))" "$side" $r >> "$out/rounds.jsonl"
+    done
+    r=$((r + 1))
+  done
+  touch "$S/hostperf.done"
 }
 
 st_l0_base_blocks() {  # together: none is a timing
@@ -299,7 +324,7 @@ pipeline() {
     case $st in
       build) st_build ;; base) st_base ;; l0) st_l0 ;; l0-base) st_l0_base ;; blocks) st_blocks ;;
       l0-base+blocks) st_l0_base_blocks ;; perf) st_perf ;; basetests) st_basetests ;;
-      prs) st_prs ;;
+      prs) st_prs ;; hostperf) st_hostperf ;;
       *) say "unknown stage $st"; false ;;
     esac
     local rc=$?
@@ -354,6 +379,7 @@ cmd_status() {
   [ -f "$LOG/l0.log" ] && { echo "-- l0.log tail"; tail -n 18 "$LOG/l0.log"; }
   [ -f "$S/l0-compare.md" ] && { echo "-- l0-compare"; head -n 25 "$S/l0-compare.md"; }
   for f in "$S"/blocks-*.jsonl; do [ -f "$f" ] && { echo "-- $(basename "$f")"; cut -c1-400 "$f"; }; done
+  [ -f "$S/hostperf/rounds.jsonl" ] && { echo "-- hostperf rounds: $(wc -l < "$S/hostperf/rounds.jsonl")"; }
   for f in "$LOG"/basetests-*.log "$LOG"/prs-*.log; do [ -f "$f" ] && { echo "-- $(basename "$f")"; grep -E "^FAILED|^ERROR|passed|failed|rc=" "$f" | cut -c1-200 | tail -n 40; }; done
   [ -f "$S/perf/report.txt" ] && { echo "-- perf"; cat "$S/perf/report.txt"; }
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader 2>/dev/null
@@ -384,6 +410,7 @@ print(json.dumps(r, indent=1))" "$S/perf" > "$out/perf.json"
   cp "$S"/l0/*.xml "$S"/l0-rerun/*.xml "$S"/l0/status.json "$t/junit/" 2>/dev/null
   cp "$S"/l0-rerun/*.ids "$S"/l0-rerun/*.absent.txt "$S"/basetests-*.xml "$S/basetests.commands" "$t/junit/" 2>/dev/null
   cp "$S"/prs/*.xml "$S"/prs/*.txt "$t/junit/" 2>/dev/null
+  cp "$S"/hostperf/rounds.jsonl "$out/hostperf.jsonl" 2>/dev/null
   tar -cJf "$out/logs.tar.xz" -C "$t" logs junit 2>/dev/null
   ls -la "$out"
 }
@@ -395,6 +422,6 @@ case ${1:-status} in
   wait) cmd_wait "${2:-560}" ;;
   status) cmd_status ;;
   collect) cmd_collect ;;
-  build|base|l0|l0-base|blocks|perf|basetests|prs) setup || exit 1; launch "$1" ;;
+  build|base|l0|l0-base|blocks|perf|basetests|prs|hostperf) setup || exit 1; launch "$1" ;;
   *) echo "usage: $0 start [STAGES]|setup|wait [S]|status|collect|build|base|l0|l0-base|blocks|perf" >&2; exit 2 ;;
 esac

@@ -125,7 +125,7 @@ def cmd_run(a) -> int:
 
     def start(job):
         name, extra, n, after = job
-        n = 0 if a.serial else n
+        n = 0 if a.serial else (a.workers or n) if n else 0
         env = job_env(te_path, extra, after)
         xml = out / f"pytest_{stem(name)}.xml"
         cmd = command(te_path, name, n, xml)
@@ -423,6 +423,7 @@ def main() -> int:
     r.add_argument("--grace", type=float, default=25)
     r.add_argument("--only", help="comma-separated file stems")
     r.add_argument("--serial", action="store_true", help="no xdist (local dry runs)")
+    r.add_argument("--workers", type=int, help="xdist workers for each file that uses xdist")
     r.set_defaults(fn=cmd_run)
     r = sub.add_parser("rerun")
     r.add_argument("--l0", required=True)
