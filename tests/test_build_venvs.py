@@ -222,3 +222,62 @@ def test_a_second_build_waits_for_the_first_ones_layer(tmp_path, fake_installs, 
         assert second.is_alive() and len(fake_installs) == 1  # it waits, installing nothing
     second.join(30)
     assert len(fake_installs) == 2 and (layer / "te-series-complete").exists()
+
+
+def test_the_extension_wheel_is_built_and_cached_per_torch(tmp_path, monkeypatch):
+    """A transformer_engine_torch wheel links against the torch it was built with: a wheel
+    cached for one torch is never installed with another."""
+    monkeypatch.setenv("TE_SERIES_CACHE", str(tmp_path / "cache"))
+    builds = []
+
+    def pip(py, *args, what, env=None):
+        out = Path(args[args.index("-w") + 1])
+        builds.append(out.name)
+        (out / "transformer_engine_torch-2.20.2-cp311-cp311-linux_x86_64.whl").write_text("")
+
+    monkeypatch.setattr(build, "pip", pip)
+    old = build.ext_wheel(tmp_path / "py", "2.20.2", "2.14.1")
+    new = build.ext_wheel(tmp_path / "py", "2.20.2", "2.15.0")
+    assert builds == ["torch-2.14.1", "torch-2.15.0"] and old != new
+    assert build.ext_wheel(tmp_path / "py", "2.20.2", "2.15.0") == new  # cached
+    assert len(builds) == 2
+
+
+def base_series(tmp_path, port: str):
+    from te_series.series import Series
+
+    (tmp_path / "patches").mkdir(exist_ok=True)
+    (tmp_path / "patches" / "base.toml").write_text(
+        '[pypi]\nrelease = "2.20.2"\ntorch = "2.15.0"\n\n[port]\ntargets = ["2.19.0"]\n' + port
+    )
+    return Series(tmp_path / "patches", tmp_path)
+
+
+def test_each_release_builds_on_the_torch_base_toml_gives_it(tmp_path):
+    series = base_series(tmp_path, 'torch = "2.14.1"\n')
+    assert build.torch_version(series, "2.20.2") == "2.15.0"
+    assert build.torch_version(series, "2.19.0") == "2.14.1"
+    series = base_series(tmp_path, "")
+    with pytest.raises(SeriesError, match=r"lacks `torch` in \[port\]"):
+        build.torch_version(series, "2.19.0")
+
+
+def test_a_pip_constraint_that_excludes_the_torch_is_named(tmp_path, monkeypatch):
+    """This workplace's machines cap torch in pip's configuration (/etc/xdg/pip); pip then
+    refuses torch==2.15.0, and the build says how to lift the cap."""
+    monkeypatch.setattr(build, "torch_layer", lambda root, torch: tmp_path)
+    monkeypatch.setattr(build, "link_layer", lambda site, py: None)
+    refusal = (
+        "check torch==2.15.0 failed (exit 1); full log: /tmp/x.log\n"
+        "    The user requested torch==2.15.0\n"
+        "    The user requested (constraint) torch<=2.14.1\n"
+        "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/..."
+    )
+
+    def pip(py, *args, what, env=None):
+        raise SeriesError(refusal)
+
+    monkeypatch.setattr(build, "pip", pip)
+    with pytest.raises(SeriesError, match=r"PIP_CONSTRAINT=/dev/null \./te-series build") as err:
+        build.install_stack(tmp_path, tmp_path / "py", None, "2.15.0")
+    assert "(constraint) torch<=2.14.1" in str(err.value)  # pip's own words, kept

@@ -52,6 +52,9 @@ BUILD_DEPS = [
     "setuptools",
     "nvidia-cuda-crt==13.0.*",
     "nvidia-cuda-cccl==13.0.*",
+    # TE's core loads libcurand at import; torch 2.14.1 brought it, torch 2.15.0 does not.
+    # Unpinned, the extra takes the nvidia-curand of the cuda-toolkit that torch installed.
+    "cuda-toolkit[curand]",
 ]
 EXT_BUILD_ENV = {
     "NVTE_BUILD_USE_NVIDIA_WHEELS": "1",
@@ -165,10 +168,12 @@ def install_te(py: Path, te: Path, core: Path, ext: Path) -> None:
     )
 
 
-def ext_wheel(py: Path, release: str) -> Path:
-    """transformer_engine_torch for this release, built from sdist once, then cached."""
-    wheels = cache_dir() / "wheels"
-    wheels.mkdir(exist_ok=True)
+def ext_wheel(py: Path, release: str, torch: str) -> Path:
+    """transformer_engine_torch for this release, built from sdist once per torch, then
+    cached: it is compiled against that torch's C++ headers, and PyTorch keeps no C++ ABI
+    between releases (a 2.14.1 build loads with 2.15.0, but nothing says that it works)."""
+    wheels = cache_dir() / "wheels" / f"torch-{torch}"
+    wheels.mkdir(parents=True, exist_ok=True)
     pattern = f"transformer_engine_torch-{release}-*.whl"
     found = sorted(wheels.glob(pattern))
     if found:
@@ -212,7 +217,8 @@ def torch_layer(root: Path, torch: str) -> Path:
         if not done.exists():
             shutil.rmtree(layer, ignore_errors=True)
             py = venv_python(root, layer)
-            pip(py, "install", "-q", f"torch=={torch}", what=f"install torch=={torch}")
+            # Not -q: the log then holds pip's reason for a refusal (install_stack reads it)
+            pip(py, "install", f"torch=={torch}", what=f"install torch=={torch}")
             done.touch()
     return Path(sysconfig.get_path("purelib", "posix_prefix", {"base": layer, "platbase": layer}))
 
@@ -289,13 +295,28 @@ def link_layer(site: Path, py: Path) -> None:
         progress(f"{layer} and {target} are on different file systems: torch was copied")
 
 
-def install_stack(root: Path, py: Path, series: Series) -> None:
+def torch_version(series: Series, release: str) -> str:
+    """The torch of this release's CPU build: base.toml's [pypi] torch for the pinned
+    release, [port] torch for any other."""
+    return series.base_value("pypi" if release == series.release else "port", "torch")
+
+
+def install_stack(root: Path, py: Path, series: Series, torch: str) -> None:
     """torch, TE's build and runtime deps, and te-series itself with its dev tools."""
-    torch = series.base_value("pypi", "torch")
-    link_layer(torch_layer(root, torch), py)
-    # A no-op once linked; installs torch in the venv if the layer does not satisfy it.
-    pip(py, "install", "-q", f"torch=={torch}", what=f"check torch=={torch}")
-    pip(py, "install", "-q", *BUILD_DEPS, what="install build and runtime deps")
+    try:
+        link_layer(torch_layer(root, torch), py)
+        # A no-op once linked; installs torch in the venv if the layer does not satisfy it.
+        pip(py, "install", f"torch=={torch}", what=f"check torch=={torch}")
+        pip(py, "install", "-q", *BUILD_DEPS, what="install build and runtime deps")
+    except SeriesError as err:
+        if "(constraint) torch" not in str(err):
+            raise
+        raise SeriesError(
+            f"{err}\npip's configuration holds a constraint on torch that excludes torch=={torch}, "
+            "the torch base.toml gives this build (pip config list names the file). Lift it "
+            "for the build (PIP_CONSTRAINT=/dev/null ./te-series build ..., as .ci/run does) "
+            "or remove it from pip's configuration."
+        ) from None
     pip(py, "install", "-q", "-e", f"{root}[dev]", what="install te-series and dev tools")
 
 
@@ -303,8 +324,9 @@ def build_baseline(root: Path, series: Series, release: str) -> Path:
     """The unpatched release in its own venv, to compare against (bench, acceptance)."""
     te = release_wheel(release, series)  # an unknown release fails here, before the venv
     py = venv_python(root, baseline_venv(release))
-    install_stack(root, py, series)
-    install_te(py, te, core_wheel(series, release), ext_wheel(py, release))
+    torch = torch_version(series, release)
+    install_stack(root, py, series, torch)
+    install_te(py, te, core_wheel(series, release), ext_wheel(py, release, torch))
     return py
 
 
@@ -318,7 +340,8 @@ def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> 
     if release != series.release:
         release_wheel(series.release, series)  # the port's merge base
     py = venv_python(root, release_venv(root, series, release))
-    install_stack(root, py, series)
+    torch = torch_version(series, release)
+    install_stack(root, py, series, torch)
     n = len(series.names())
     version = f"{release}+series.{n}"
     out = cache_dir() / "patched" / version
@@ -345,7 +368,7 @@ def build_pypi(root: Path, series: Series, release: str, wheel: Path | None) -> 
         core_out = out.parent / f"core-{release}" / version
         core_out.mkdir(parents=True, exist_ok=True)
         core = [relabel(core_src, version, core_out)]
-    install_te(py, patched, core[0], relabel(ext_wheel(py, release), version, out))
+    install_te(py, patched, core[0], relabel(ext_wheel(py, release, torch), version, out))
     why = te_import_error(py)
     if why is not None:
         raise SeriesError(f"the installed build does not import: {why}")

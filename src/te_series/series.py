@@ -57,6 +57,7 @@ BASE_KEYS = {
     ("pypi", "torch"): ("the torch version of the CPU build", "text"),
     ("pypi", "core"): ("the name of TE's core wheel on PyPI", "text"),
     ("port", "targets"): ("the other releases the series is ported to", "list"),
+    ("port", "torch"): ("the torch version of the ports' CPU build", "text"),
     ("series", "placeholder_identity"): (
         "the identity the stored patches are signed with",
         "identity",
