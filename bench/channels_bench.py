@@ -1,6 +1,6 @@
 """Per-step cost of te.ops.Sequential forward+backward, channel- vs caller-routed.
 
-Models: a 16-op chain without channels (its "caller-routed" twin is the same model), a
+Models: a 16-op chain without channels (and one whose ops save tensors, `saving16`) (its "caller-routed" twin is the same model), a
 residual block, a three-way fan-out and a 16-op chain of channels, each trained with a plain
 forward and backward per step; the residual block under two alternating configurations,
 activation recompute (a no-grad forward before each grad forward) and a grad-requirement
@@ -127,6 +127,42 @@ def plain16(device, size, n=8):
     return channels, caller
 
 
+class MulWeight(te_ops.BasicOperation):
+    """y = x * w. Saves its input and frees it in backward, as TE's compute ops do."""
+
+    def __init__(self, size, device):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.rand(size, device=device))
+
+    def op_forward(self, ctx, input_, **unused):
+        ctx.save_for_backward(input_)
+        return input_ * self.weight
+
+    def op_backward(self, ctx, grad_output):
+        (input_,) = ctx.saved_tensors
+        grad_weight = (grad_output * input_).sum(dim=0)
+        if not hasattr(input_, "_do_not_clear"):  # as clear_tensor_data does
+            input_.data = torch.empty(0, device=input_.device)
+        return grad_output * self.weight, (grad_weight,)
+
+
+def saving16(device, size, n=8):
+    """Ops that save tensors: eight ConstantScale and MulWeight pairs (no channels)."""
+
+    def ops():
+        out = []
+        for _ in range(n):
+            out += [te_ops.ConstantScale(0.5), MulWeight(size, device)]
+        return out
+
+    channels = te_ops.Sequential(*ops())
+    caller = te_ops.Sequential(*ops())
+    for a, b in zip(channels.parameters(), caller.parameters()):
+        with torch.no_grad():
+            b.copy_(a)
+    return channels, caller
+
+
 def standalone(device, size):
     """Standalone calls, op(x), of a ConstantScale and a Bias: a transient fuser per call."""
 
@@ -168,6 +204,7 @@ MODELS = {
     "recompute": (residual, recompute_step),
     "gradflip": (residual, grad_flip_step),
     "standalone": (standalone, train_step),
+    "saving16": (saving16, train_step),
 }
 
 
