@@ -36,6 +36,11 @@
 #  H200_PERF_TREE=$H200_STATE/prs/tree-set: each PR of the follow-up set on its own base (prs:
 #  its tests there and on the base), test_fusible_ops.py whole on the set, its failed ids on
 #  the base, and host time per step of bench/channels_bench.py, the set against the base.
+#  Fuser overhead (issue 27): `start build base prs overhead` with H200_PRS="contract
+#  channel-routing" (each PR tip as its own tree, its tests there and on the base) runs
+#  gpu/hostperf.py over main ($B) and those tips, interleaved rounds in one job
+#  (H200_OVERHEAD_TREES, _ROUNDS (6), _STEPS (50), _S (420 s budget)); collect brings back
+#  overhead.txt (the report) and overhead.jsonl.
 #  Knobs: H200_BASE_ROUTING (caller; both runs the channel halves on the base too),
 #  H200_L0_BUDGET (480), H200_L0_SLOTS (20 xdist workers + serial files at once),
 #  H200_L0_ARGS (e.g. "--only test_fusible_ops"), H200_PERF_ROUNDS (8), H200_BLOCKS_S (200).
@@ -264,6 +269,24 @@ st_hostperf() {  # host wall time per step of bench/channels_bench.py on CUDA: a
   touch "$S/hostperf.done"
 }
 
+st_overhead() {  # host time per step of gpu/hostperf.py's models: main and PR tips, interleaved
+  # Trees: main is the base worktree ($B); each other tree is a PR tip that the prs stage
+  # made ($S/prs/tree-SLUG). H200_OVERHEAD_TREES names the slugs, base first after main.
+  [ -f "$S/base.ok" ] || st_base || return 1
+  local out=$S/overhead slug specs=("main=$B")
+  for slug in ${H200_OVERHEAD_TREES:-contract channel-routing}; do
+    [ -d "$S/prs/tree-$slug" ] || { say "overhead: no tree for $slug (run the prs stage with H200_PRS)"; return 1; }
+    specs+=("$slug=$S/prs/tree-$slug")
+  done
+  mkdir -p "$out"; : > "$out/rounds.jsonl"
+  say "overhead: ${specs[*]}, ${H200_OVERHEAD_ROUNDS:-6} rounds, budget ${H200_OVERHEAD_S:-420} s"
+  "$PY" "$REPO/gpu/hostperf.py" run --device cuda --rounds "${H200_OVERHEAD_ROUNDS:-6}" \
+    --steps "${H200_OVERHEAD_STEPS:-50}" --blocks 5 --warmup 20 --budget-s "${H200_OVERHEAD_S:-420}" \
+    --out "$out/rounds.jsonl" --site "$SITE" --cwd "$RUN" "${specs[@]}" \
+    > "$out/report.txt" 2>> "$LOG/overhead.log"
+  touch "$S/overhead.done"
+}
+
 st_l0_base_blocks() {  # together: none is a timing
   st_l0_base & local a=$!
   st_blocks & local b=$!
@@ -324,7 +347,7 @@ pipeline() {
     case $st in
       build) st_build ;; base) st_base ;; l0) st_l0 ;; l0-base) st_l0_base ;; blocks) st_blocks ;;
       l0-base+blocks) st_l0_base_blocks ;; perf) st_perf ;; basetests) st_basetests ;;
-      prs) st_prs ;; hostperf) st_hostperf ;;
+      prs) st_prs ;; hostperf) st_hostperf ;; overhead) st_overhead ;;
       *) say "unknown stage $st"; false ;;
     esac
     local rc=$?
@@ -411,6 +434,8 @@ print(json.dumps(r, indent=1))" "$S/perf" > "$out/perf.json"
   cp "$S"/l0-rerun/*.ids "$S"/l0-rerun/*.absent.txt "$S"/basetests-*.xml "$S/basetests.commands" "$t/junit/" 2>/dev/null
   cp "$S"/prs/*.xml "$S"/prs/*.txt "$t/junit/" 2>/dev/null
   cp "$S"/hostperf/rounds.jsonl "$out/hostperf.jsonl" 2>/dev/null
+  cp "$S"/overhead/rounds.jsonl "$out/overhead.jsonl" 2>/dev/null
+  cp "$S"/overhead/report.txt "$out/overhead.txt" 2>/dev/null
   tar -cJf "$out/logs.tar.xz" -C "$t" logs junit 2>/dev/null
   ls -la "$out"
 }
@@ -422,6 +447,6 @@ case ${1:-status} in
   wait) cmd_wait "${2:-560}" ;;
   status) cmd_status ;;
   collect) cmd_collect ;;
-  build|base|l0|l0-base|blocks|perf|basetests|prs|hostperf) setup || exit 1; launch "$1" ;;
+  build|base|l0|l0-base|blocks|perf|basetests|prs|hostperf|overhead) setup || exit 1; launch "$1" ;;
   *) echo "usage: $0 start [STAGES]|setup|wait [S]|status|collect|build|base|l0|l0-base|blocks|perf" >&2; exit 2 ;;
 esac
