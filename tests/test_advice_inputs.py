@@ -305,8 +305,20 @@ def both(*fs):
 PR_GROUPS = {
     "marker not in lower case": (
         text_edit("series", "# pr: tests", "# PR: tests"),
-        "'# PR: tests' is a comment, not a PR marker; write it in lower case, '# pr: <slug>'",
+        "'# PR: tests' is a comment, not a PR marker; write it '# pr: tests' to start a PR",
         text_edit("series", "# PR: tests", "# pr: tests"),
+    ),
+    "marker with a space before its colon": (  # tool-review-v12 #12: the base is kept
+        text_edit("series", "# pr: tests", "# pr : tests on main"),
+        "'# pr : tests on main' is a comment, not a PR marker; write it '# pr: tests on main' "
+        "to start a PR",
+        text_edit("series", "# pr : tests on main", "# pr: tests on main"),
+    ),
+    "slug main": (  # tool-review-v12 #9: `on main` would name it to check, upstream to pr
+        both(text_edit("series", "# pr: tests", "# pr: main"), rename("tests.md", "main.md")),
+        "line 4: PR 'main': 'main' names the series' git base; give the PR another slug (and "
+        "its description file to match)",
+        both(text_edit("series", "# pr: main", "# pr: tests"), rename("main.md", "tests.md")),
     ),
     "not a slug": (
         text_edit("series", "# pr: tests", "# pr: Tests"),
