@@ -248,6 +248,11 @@ FORMAT_PATCH_ARGS = (
 )
 
 
+# No config file or `-c` of the user's is read (the door's PINNED still apply).
+NO_CONFIG = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_COUNT": "0",
+             "GIT_CONFIG_PARAMETERS": ""}  # fmt: skip
+
+
 def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
     """`git format-patch` revs into out; the files in order.
 
@@ -258,13 +263,7 @@ def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
     refuse_info_attributes(repo, revs)
     gitdir = git("rev-parse", "--absolute-git-dir", cwd=repo).strip()
     with tempfile.TemporaryDirectory(prefix="te-series-format-") as empty:
-        env = {
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_COUNT": "0",
-            "GIT_CONFIG_PARAMETERS": "",
-            "GIT_INDEX_FILE": os.path.join(empty, "index"),
-        }
+        env = {**NO_CONFIG, "GIT_INDEX_FILE": os.path.join(empty, "index")}
         where = (f"--git-dir={gitdir}", f"--work-tree={empty}")
         out = Path(out).resolve()
         listed = git(*where, *FORMAT_PATCH_ARGS, "-o", str(out), revs, cwd=empty, env=env)
@@ -304,9 +303,22 @@ def refuse_info_attributes(repo: Path, revs: str) -> None:
         )
 
 
-def trailers(message: str, cwd: Path) -> list[tuple[str, str]]:
+def interpret_trailers(message: str, *args: str) -> str:
+    """`git interpret-trailers` of a message, the same for every user: no config (a user's
+    trailer.ifMissing, .where, .separators or trailer.<token>.* moved or dropped the sign-off,
+    v12 #3), outside any repository, and a comment character no line of the message starts
+    with (git skips trailing comment lines, so a last `#` paragraph went below the trailers,
+    v12 #2)."""
+    starts = {line[:1] for line in message.split("\n")}
+    char = next((c for c in "#;@!$%^&*|~=+" if c not in starts), "#")
+    with tempfile.TemporaryDirectory(prefix="te-series-trailers-") as tmp:
+        return git("-c", f"core.commentChar={char}", "interpret-trailers", *args, cwd=tmp,
+                   env=NO_CONFIG, input=message)  # fmt: skip
+
+
+def trailers(message: str) -> list[tuple[str, str]]:
     """The trailers of a commit message, as git reads them (`interpret-trailers --parse`)."""
-    out = git("interpret-trailers", "--parse", cwd=cwd, input=message)
+    out = interpret_trailers(message, "--parse")
     pairs = []
     for line in out.splitlines():
         key, _, value = line.partition(":")
