@@ -698,15 +698,15 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     ),
     "export-cherry-pick-abort": (
         cherry_picking, EXPORT, "fork/ has a git cherry-pick in progress",
-        [with_abort(r"\((git -C fork cherry-pick) --continue, or --abort")], EXPORT,
+        [with_abort(r"\((git -C fork -c \S+ -c \S+ cherry-pick) --continue, or --abort")], EXPORT,
     ),
     "export-rebase-continue": (
         lambda c: editing_in_a_rebase(c.fork), EXPORT, "fork/ has a git rebase in progress",
-        [run(r"\((git -C fork rebase --continue), or --abort\)")], EXPORT,
+        [run(r"\((git -C fork -c commit.cleanup=whitespace -c commit.status=false rebase --continue), or --abort\)")], EXPORT,
     ),
     "export-rebase-abort": (
         lambda c: editing_in_a_rebase(c.fork), EXPORT, "fork/ has a git rebase in progress",
-        [with_abort(r"\((git -C fork rebase) --continue, or --abort\)")], EXPORT,
+        [with_abort(r"\((git -C fork -c \S+ -c \S+ rebase) --continue, or --abort\)")], EXPORT,
     ),
     "export-no-record": (
         lambda c: state_file(c.fork).unlink(), EXPORT, "no te-series apply record",

@@ -76,7 +76,9 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
             "a git am": f"{verbs['continue']} for a stopped apply, or git -C {name} am --abort",
             "a git merge": f"git -C {name} merge --abort",
             "a git bisect": f"git -C {name} bisect reset",
-        }.get(busy, f"git -C {name} {busy.split()[-1]} --continue, or --abort")
+        }.get(busy, f"git -C {name} {KEEP_MESSAGES} {busy.split()[-1]} --continue, or --abort")
+        if busy == "a git rebase" and getattr(state or read_state(tree), "rebase_onto", None):
+            how = "te-series rebase --continue, or --abort"  # the record's rebase (v12 #1)
         raise SeriesError(
             f"{name}/ has {busy} in progress. Finish or abort it ({how}), then export again."
         )

@@ -196,9 +196,11 @@ def rebase_stop(repo: Path) -> tuple[str, str]:
 
 
 def git_said(proc, last: int = 20, edit=lambda line: line) -> str:
-    """What a git run said (its hints left out): its last lines, indented, for a message."""
+    """What a git run said, for a message: its last lines, indented, without its hints and
+    its own ways on (`run "git am --continue"`: the tool's message says how to go on, in a
+    tree that may be a throw-away clone, v12 #13)."""
     lines = [edit(l) for l in (proc.stdout + proc.stderr).splitlines()
-             if l.strip() and not l.startswith("hint:")]  # fmt: skip
+             if l.strip() and not l.startswith("hint:") and 'run "git ' not in l]  # fmt: skip
     return "".join(f"  {l}\n" for l in lines[-last:])
 
 
