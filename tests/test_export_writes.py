@@ -132,3 +132,17 @@ def test_a_patch_name_with_spaces_is_one_name(three, project, upstream, capsys):
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0, out
     assert f"rename {SPACED} -> 0002-PyTorch-Make-route-return-a-list.patch\n" in out
+
+
+def test_a_body_that_starts_with_an_indented_line_round_trips(project, upstream):
+    """tool-review-v12 #8: the body read back from the patch lost its first line's indent, so
+    export refused it ("git am reads it differently"); git am keeps the indent."""
+    code = msg("Make route return a list", "    route(x) == [x]\n\nA list, as the op expects.")
+    series = make_series(project, upstream, [(GOOD_CHANGE, code)])
+    (name,) = series.names()
+    first = (series.dir / name).read_bytes()
+    shutil.rmtree(project / "fork")
+    make_tree(series, project / "fork", te_src=upstream)
+    assert sh("git", "log", "-1", "--format=%B", cwd=project / "fork").rstrip("\n") == code
+    export_mod.export(project / "fork", series)
+    assert (series.dir / name).read_bytes() == first

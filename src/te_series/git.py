@@ -379,7 +379,7 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
             key, sep, value = line.partition(": ")
             if sep:
                 headers[key] = value
-        body = msg.read_bytes().decode("utf-8", "replace").strip()
+        body = msg.read_bytes().decode("utf-8", "replace").strip("\n")  # keep an indent (v12 #8)
         diff = patch.read_bytes().decode("utf-8", "surrogateescape")
     return headers, body, diff
 
