@@ -616,6 +616,25 @@ def lock_in_the_second_am(c) -> None:
     c.monkeypatch.setattr(worktree, "am", am)
 
 
+def full_disk_in_the_second_am(c) -> None:
+    """A fresh apply whose second git am runs out of room after it wrote the patched files,
+    before the index (v12 #7): an am in progress, its files changed but not recorded."""
+    shutil.rmtree(c.fork)
+    real, calls = worktree.am, []
+
+    def am(repo, patch, include=None):
+        calls.append(1)
+        if len(calls) != 2:
+            return real(repo, patch, include)
+        (repo / ".git/index.lock").write_text("")  # the am fails to record anything
+        proc = real(repo, patch, include)
+        (repo / ".git/index.lock").unlink()
+        sh("git", "apply", str(patch), cwd=repo)  # ... but its files were written
+        return proc
+
+    c.monkeypatch.setattr(worktree, "am", am)
+
+
 def status_says(*words: str):
     """A step: te-series status says the same as the stop."""
 
@@ -1071,6 +1090,12 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         [status_says(f"next is {P2}", "go on: te-series apply --continue"),
          run(r"remove it \((rm fork/\.git/index\.lock)\); then `(te-series apply --continue)` "
              rf"applies {P2} again")], EXPORT,
+    ),
+    "apply-not-the-patch-a-full-disk": (
+        full_disk_in_the_second_am, APPLY, "this is not the patch: git could not do its work",
+        [status_says(f"next is {P2}", "go on: te-series apply --continue"),
+         run(rf"a full disk, .+\); then `(te-series apply --continue)` applies {P2} again")],
+        EXPORT,
     ),
     "apply-crlf-committed": (
         crlf_committed, FORCE, "It was committed so",

@@ -600,8 +600,15 @@ def am(repo: Path, patch: Path, include: str | None = None) -> subprocess.Comple
     return git_run(*args, str(patch), cwd=repo)
 
 
-def abort_am(repo: Path) -> None:
+def abort_am(repo: Path, patch: Path | None = None) -> None:
+    """End a stopped git am. With the patch it runs again: its files go back to HEAD too, as
+    an am that failed while writing (a full disk) leaves them changed, unrecorded (v12 #7)."""
     git_run("am", "--abort", cwd=repo)
+    for path in [f.path for f in read_patch(patch).files] if patch else []:
+        if object_id(repo, f"HEAD:{path}"):
+            git("checkout", "HEAD", "--", path, cwd=repo)
+        elif (repo / path).is_file() and not git("ls-files", "--", path, cwd=repo):
+            (repo / path).unlink()  # a new file of the patch, written but never added
 
 
 def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> tuple[str, bool]:
