@@ -427,3 +427,17 @@ def test_a_signed_commit_and_log_show_signature_do_not_stop_a_rebase(three, proj
     assert rc == 0 and "add 0004-PyTorch-A-signed-change.patch" in out, out
     rc, out = te("status", capsys=capsys)
     assert "(complete)" in out and "not finished" not in out, out
+
+
+def test_a_users_autocrlf_leaves_no_edits_in_fork_after_a_rebase(three, project, isolated,
+                                                                 capsys):  # fmt: skip
+    """tool-review-v12 #11: a global core.autocrlf=true made the user's rebase -i write CRLF
+    files, which export (line ends not converted) refused as uncommitted edits, and its advice
+    `git -C fork commit -a` found nothing to commit. fork/'s own config says no conversion."""
+    isolated.write_text("[core]\n\tautocrlf = true\n")
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/reword/", "GIT_EDITOR": "sed -i 1s/$/!/"}
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=project / "fork", env=env)
+    assert sh("git", "status", "--short", cwd=project / "fork") == ""
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert b"\r" not in (project / "fork/tests/test_more.py").read_bytes()

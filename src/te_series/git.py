@@ -385,8 +385,11 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
 
 
 def init_repo_config(repo: Path) -> None:
-    """Let git carry the patch-name notes through rebases and amends."""
+    """Let git carry the patch-name notes through rebases and amends; and let the user's git
+    in the tree convert no line ends, as the tool's does not (a global core.autocrlf wrote
+    CRLF files that only the tool saw as edits, v12 #11)."""
     git("config", "notes.rewriteRef", NOTES_REF, cwd=repo)
+    git("config", "core.autocrlf", "false", cwd=repo)
 
 
 def note_names(repo: Path, rev: str) -> list[str]:
