@@ -15,6 +15,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -485,6 +486,26 @@ def git_dir_elsewhere(c) -> None:
 
 def backup_folder_is_a_file(c) -> None:
     (c.project / ".te-series-backup").write_text("x\n")
+
+
+def backup_folder_is_a_link(to: str):
+    """.te-series-backup a link to a disk not mounted, or to another file system (v12 #10)."""
+
+    def setup(c):
+        other = c.tmp_path / "unmounted"
+        if to != "nothing":
+            other = Path(tempfile.mkdtemp(prefix="te-series-test-", dir="/dev/shm"))
+        (c.project / ".te-series-backup").symlink_to(other)
+
+    return setup
+
+
+def drop_the_other_disk(c, out) -> None:
+    """Clean up /dev/shm (the link's target; nothing was moved there)."""
+    target = Path(os.readlink(c.project / ".te-series-backup"))
+    if target.is_dir():
+        assert not any(target.iterdir())
+        target.rmdir()
 
 
 def complete_rebuild_and_backup_file(c) -> None:
@@ -1073,6 +1094,16 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         [run(r"\((mv \.te-series-backup \.te-series-backup\.old)\), then run the command again"),
          lambda c, out: c.do("te-series apply --force --te-src PATH")], EXPORT,
     ),
+    **{
+        f"apply{'-continue' * (verb[1] == '--continue')}-backup-folder-a-link-to-{to}": (
+            lambda c, to=to, verb=verb: (verb[1] == "--continue" and complete_rebuild(c),
+                                         backup_folder_is_a_link(to)(c)),
+            verb, ".te-series-backup is a link to nothing or a folder on another file system",
+            [drop_the_other_disk, run(r"Remove the link \((rm \.te-series-backup);"),
+             lambda c, out, verb=verb: c.do("te-series " + " ".join(verb))], EXPORT,
+        )
+        for to in ("nothing", "another-disk") for verb in (FORCE, ("apply", "--continue"))
+    },
     "apply-continue-fork-has-a-linked-worktree": (  # the swap of --continue moves fork/ too
         lambda c: (complete_rebuild(c), series_in_a_worktree(c)), ("apply", "--continue"),
         "fork/ has linked worktree(s)",
