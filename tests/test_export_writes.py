@@ -173,7 +173,9 @@ def test_a_new_commit_between_two_prs_is_named_and_its_advice_moves_it(project, 
     assert said, out
     new, marker = said.groups()
     text = series.series_file.read_text()
-    series.series_file.write_text(text.replace(f"{new}\n", "").replace(f"{marker}\n", f"{marker}\n{new}\n"))
+    series.series_file.write_text(
+        text.replace(f"{new}\n", "").replace(f"{marker}\n", f"{marker}\n{new}\n")
+    )
     save(project, "the new commit belongs to PR second")
     groups = {slug: names for slug, names, _ in series.groups()[0]}
     assert groups["first"] == n[:2] and groups["second"][0] == new, groups

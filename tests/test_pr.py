@@ -316,7 +316,16 @@ def test_pr_keeps_a_last_hash_paragraph_above_the_sign_off(three, project, upstr
     body = sh("git", "log", "-1", "--format=%B", cwd=fork).rstrip("\n").split("\n")
     body[-1:-1] = ["#3320 review thread: the example follows its guide.", ""]
     (tmp_path / "msg").write_text("\n".join(body) + "\n")
-    sh("git", "commit", "-q", "--amend", "--cleanup=verbatim", "-F", str(tmp_path / "msg"), cwd=fork)
+    sh(
+        "git",
+        "commit",
+        "-q",
+        "--amend",
+        "--cleanup=verbatim",
+        "-F",
+        str(tmp_path / "msg"),
+        cwd=fork,
+    )
     assert te("export")[0] == 0
     save(project, "a last # paragraph")
     rc, out = run_pr(project, upstream, capsys)

@@ -344,7 +344,9 @@ def test_a_pr_upstream_squash_merged_is_named_merged_and_drop_finishes(project, 
     sh("git", "add", other, cwd=fork)
     rc, out = te("rebase", "--continue", capsys=capsys)
     assert rc == 2 and "does not have their changes" not in out, out
-    (go_on,) = re.search(r"If so, finish with: (te-series rebase --continue.*?)\.$", out, re.M).groups()
+    (go_on,) = re.search(
+        r"If so, finish with: (te-series rebase --continue.*?)\.$", out, re.M
+    ).groups()
     assert go_on.endswith(f"--drop {names[0]} --drop {names[1]}"), out
     rc, out = te(*shlex.split(go_on)[1:], capsys=capsys)
     assert rc == 0, out

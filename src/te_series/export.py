@@ -858,10 +858,12 @@ def report(root: Path, p: Plan, dry: bool) -> None:
     new = {n for o, n in zip(p.owner, p.names) if o is None}
     for o, n in zip(p.owner, p.names):
         g = next((k for k, (_, names, _) in enumerate(groups) if n in names), len(groups))
-        if o is None and g + 1 < len(groups) and new >= set(groups[g][1][groups[g][1].index(n):]):
+        if o is None and g + 1 < len(groups) and new >= set(groups[g][1][groups[g][1].index(n) :]):
             slug, nxt = groups[g][0], groups[g + 1][0]  # which PR: the commits cannot say (v12 #4)
-            print(f"  {would}add {n} (a new commit) at the end of PR {slug!r}; if it belongs to "
-                  f"PR {nxt!r}, move its line below '# pr: {nxt}' in {p.series.label}, commit")
+            print(
+                f"  {would}add {n} (a new commit) at the end of PR {slug!r}; if it belongs to "
+                f"PR {nxt!r}, move its line below '# pr: {nxt}' in {p.series.label}, commit"
+            )
         elif o is None:
             print(f"  {would}add {n} (a new commit)")
         elif o != n:

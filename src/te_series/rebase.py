@@ -257,7 +257,9 @@ def change_in_tree(fork, state, name: str, gone: list[str]) -> bool:
     while hi + 1 < len(old) and run[hi + 1]:
         hi += 1
     top = prerequisite_top(state.rebase_onto, state.rebase_prerequisites or {})
-    return any(reverts(fork, rev, at) for rev in (old[k], f"{old[lo]}^ {old[hi]}") for at in (top, None))
+    return any(
+        reverts(fork, rev, at) for rev in (old[k], f"{old[lo]}^ {old[hi]}") for at in (top, None)
+    )
 
 
 def conflict(fork, proc) -> str:

@@ -243,8 +243,10 @@ class Series:
                         "(lower-case letters, digits, '.', '_', '-')"
                     )
                 elif slug == "main":  # `on main` names the series' git base (v12 #9)
-                    problems.append(f"{where}: 'main' names the series' git base; give the PR "
-                                    "another slug (and its description file to match)")
+                    problems.append(
+                        f"{where}: 'main' names the series' git base; give the PR "
+                        "another slug (and its description file to match)"
+                    )
                 elif on not in (None, "main") and on not in lines:
                     later = [x.lineno for x in every if x.pr and x.pr.partition(" ")[0] == on]
                     problems.append(f"{where} is on " + (
