@@ -854,7 +854,8 @@ def report(root: Path, p: Plan, dry: bool) -> None:
         f"{rel(p.tree, root)}/ into {rel(p.series.dir, root)}/"
         + (" (nothing written)" if dry else "")
     )
-    groups = p.series.groups(p.series.entries(p.series_text))[0]
+    entries = p.series.entries(p.series_text)
+    groups, marks = p.series.groups(entries)[0], [e.text.strip() for e in entries if e.pr]
     new = {n for o, n in zip(p.owner, p.names) if o is None}
     for o, n in zip(p.owner, p.names):
         g = next((k for k, (_, names, _) in enumerate(groups) if n in names), len(groups))
@@ -862,7 +863,7 @@ def report(root: Path, p: Plan, dry: bool) -> None:
             slug, nxt = groups[g][0], groups[g + 1][0]  # which PR: the commits cannot say (v12 #4)
             print(
                 f"  {would}add {n} (a new commit) at the end of PR {slug!r}; if it belongs to "
-                f"PR {nxt!r}, move its line below '# pr: {nxt}' in {p.series.label}, commit"
+                f"PR {nxt!r}, move its line below {marks[g + 1]!r} in {p.series.label}, commit"
             )
         elif o is None:
             print(f"  {would}add {n} (a new commit)")
