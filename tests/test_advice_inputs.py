@@ -305,8 +305,20 @@ def both(*fs):
 PR_GROUPS = {
     "marker not in lower case": (
         text_edit("series", "# pr: tests", "# PR: tests"),
-        "'# PR: tests' is a comment, not a PR marker; write it in lower case, '# pr: <slug>'",
+        "'# PR: tests' is a comment, not a PR marker; write it '# pr: tests' to start a PR",
         text_edit("series", "# PR: tests", "# pr: tests"),
+    ),
+    "marker with a space before its colon": (  # tool-review-v12 #12: the base is kept
+        text_edit("series", "# pr: tests", "# pr : tests on main"),
+        "'# pr : tests on main' is a comment, not a PR marker; write it '# pr: tests on main' "
+        "to start a PR",
+        text_edit("series", "# pr : tests on main", "# pr: tests on main"),
+    ),
+    "slug main": (  # tool-review-v12 #9: `on main` would name it to check, upstream to pr
+        both(text_edit("series", "# pr: tests", "# pr: main"), rename("tests.md", "main.md")),
+        "line 4: PR 'main': 'main' names the series' git base; give the PR another slug (and "
+        "its description file to match)",
+        both(text_edit("series", "# pr: main", "# pr: tests"), rename("main.md", "tests.md")),
     ),
     "not a slug": (
         text_edit("series", "# pr: tests", "# pr: Tests"),
@@ -531,14 +543,21 @@ def test_the_advice_for_a_wheel_without_the_package_gets_apply_past_it(three, tm
     assert rc == 0, out
 
 
+@pytest.mark.parametrize("shallow", [False, True], ids=["behind", "shallow"])  # v12 #6
 def test_the_advice_for_a_base_commit_not_in_te_src_gets_apply_past_it(three, project, upstream,
-                                                                       tmp_path, capsys):  # fmt: skip
+                                                                       tmp_path, capsys, shallow):  # fmt: skip
     te_src = tmp_path / "te"
-    sh("git", "clone", "-q", str(upstream), str(te_src), cwd=tmp_path)
+    if not shallow:  # a checkout from before upstream moved on
+        sh("git", "clone", "-q", str(upstream), str(te_src), cwd=tmp_path)
     move_upstream(project, upstream, {"README": "upstream news\n"})
+    if shallow:  # a `clone --depth 1` of a main past the base commit: it lacks the base
+        commit(upstream, {"NEWS": "later\n"}, "upstream moves on")
+        sh("git", "clone", "-q", "--depth", "1", f"file://{upstream}", str(te_src), cwd=tmp_path)
     rc, out = te("apply", "--force", "--te-src", str(te_src), capsys=capsys)
-    assert rc == 2 and "Fetch upstream main there (git fetch origin main) and run again" in out
-    sh("git", "fetch", "-q", "origin", "main", cwd=te_src)
+    fetch = "--unshallow origin" if shallow else "origin main"
+    said = f"Fetch upstream main there (git -C {te_src} fetch {fetch}) and run again"
+    assert rc == 2 and said in out, out
+    subprocess.run(shlex.split(said.split("(")[1].split(")")[0]), check=True)  # as written
     rc, out = te("apply", "--force", "--te-src", str(te_src), capsys=capsys)
     assert rc == 0, out
 

@@ -15,6 +15,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -487,6 +488,26 @@ def backup_folder_is_a_file(c) -> None:
     (c.project / ".te-series-backup").write_text("x\n")
 
 
+def backup_folder_is_a_link(to: str):
+    """.te-series-backup a link to a disk not mounted, or to another file system (v12 #10)."""
+
+    def setup(c):
+        other = c.tmp_path / "unmounted"
+        if to != "nothing":
+            other = Path(tempfile.mkdtemp(prefix="te-series-test-", dir="/dev/shm"))
+        (c.project / ".te-series-backup").symlink_to(other)
+
+    return setup
+
+
+def drop_the_other_disk(c, out) -> None:
+    """Clean up /dev/shm (the link's target; nothing was moved there)."""
+    target = Path(os.readlink(c.project / ".te-series-backup"))
+    if target.is_dir():
+        assert not any(target.iterdir())
+        target.rmdir()
+
+
 def complete_rebuild_and_backup_file(c) -> None:
     complete_rebuild(c)
     backup_folder_is_a_file(c)
@@ -616,6 +637,25 @@ def lock_in_the_second_am(c) -> None:
     c.monkeypatch.setattr(worktree, "am", am)
 
 
+def full_disk_in_the_second_am(c) -> None:
+    """A fresh apply whose second git am runs out of room after it wrote the patched files,
+    before the index (v12 #7): an am in progress, its files changed but not recorded."""
+    shutil.rmtree(c.fork)
+    real, calls = worktree.am, []
+
+    def am(repo, patch, include=None):
+        calls.append(1)
+        if len(calls) != 2:
+            return real(repo, patch, include)
+        (repo / ".git/index.lock").write_text("")  # the am fails to record anything
+        proc = real(repo, patch, include)
+        (repo / ".git/index.lock").unlink()
+        sh("git", "apply", str(patch), cwd=repo)  # ... but its files were written
+        return proc
+
+    c.monkeypatch.setattr(worktree, "am", am)
+
+
 def status_says(*words: str):
     """A step: te-series status says the same as the stop."""
 
@@ -698,15 +738,15 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     ),
     "export-cherry-pick-abort": (
         cherry_picking, EXPORT, "fork/ has a git cherry-pick in progress",
-        [with_abort(r"\((git -C fork cherry-pick) --continue, or --abort")], EXPORT,
+        [with_abort(r"\((git -C fork -c \S+ -c \S+ cherry-pick) --continue, or --abort")], EXPORT,
     ),
     "export-rebase-continue": (
         lambda c: editing_in_a_rebase(c.fork), EXPORT, "fork/ has a git rebase in progress",
-        [run(r"\((git -C fork rebase --continue), or --abort\)")], EXPORT,
+        [run(r"\((git -C fork -c commit.cleanup=whitespace -c commit.status=false rebase --continue), or --abort\)")], EXPORT,
     ),
     "export-rebase-abort": (
         lambda c: editing_in_a_rebase(c.fork), EXPORT, "fork/ has a git rebase in progress",
-        [with_abort(r"\((git -C fork rebase) --continue, or --abort\)")], EXPORT,
+        [with_abort(r"\((git -C fork -c \S+ -c \S+ rebase) --continue, or --abort\)")], EXPORT,
     ),
     "export-no-record": (
         lambda c: state_file(c.fork).unlink(), EXPORT, "no te-series apply record",
@@ -1054,6 +1094,16 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         [run(r"\((mv \.te-series-backup \.te-series-backup\.old)\), then run the command again"),
          lambda c, out: c.do("te-series apply --force --te-src PATH")], EXPORT,
     ),
+    **{
+        f"apply{'-continue' * (verb[1] == '--continue')}-backup-folder-a-link-to-{to}": (
+            lambda c, to=to, verb=verb: (verb[1] == "--continue" and complete_rebuild(c),
+                                         backup_folder_is_a_link(to)(c)),
+            verb, ".te-series-backup is a link to nothing or a folder on another file system",
+            [drop_the_other_disk, run(r"Remove the link \((rm \.te-series-backup);"),
+             lambda c, out, verb=verb: c.do("te-series " + " ".join(verb))], EXPORT,
+        )
+        for to in ("nothing", "another-disk") for verb in (FORCE, ("apply", "--continue"))
+    },
     "apply-continue-fork-has-a-linked-worktree": (  # the swap of --continue moves fork/ too
         lambda c: (complete_rebuild(c), series_in_a_worktree(c)), ("apply", "--continue"),
         "fork/ has linked worktree(s)",
@@ -1071,6 +1121,12 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         [status_says(f"next is {P2}", "go on: te-series apply --continue"),
          run(r"remove it \((rm fork/\.git/index\.lock)\); then `(te-series apply --continue)` "
              rf"applies {P2} again")], EXPORT,
+    ),
+    "apply-not-the-patch-a-full-disk": (
+        full_disk_in_the_second_am, APPLY, "this is not the patch: git could not do its work",
+        [status_says(f"next is {P2}", "go on: te-series apply --continue"),
+         run(rf"a full disk, .+\); then `(te-series apply --continue)` applies {P2} again")],
+        EXPORT,
     ),
     "apply-crlf-committed": (
         crlf_committed, FORCE, "It was committed so",

@@ -471,6 +471,7 @@ def test_check_reports_a_pr_that_applies_in_order_but_not_on_its_own_base(projec
     assert problems[0].startswith(
         f"PR b on main: patch {b} does not apply: file {OTHER}, hunk at line 1 @@ -1,3 +1,3 @@"
     ), problems
+    assert 'run "git am' not in problems[0], problems  # v12 #13: not for a throw-away tree
     assert "PR b on main, alone: 1 patch(es) on the base" in capsys.readouterr().err
     path = series.series_file  # on its right base, a, it is checked in order only
     path.write_text(path.read_text().replace("on main", "on a"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 import errno
+import re
 import shutil
 
 from te_series import export as export_mod
@@ -132,3 +133,51 @@ def test_a_patch_name_with_spaces_is_one_name(three, project, upstream, capsys):
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0, out
     assert f"rename {SPACED} -> 0002-PyTorch-Make-route-return-a-list.patch\n" in out
+
+
+def test_a_body_that_starts_with_an_indented_line_round_trips(project, upstream):
+    """tool-review-v12 #8: the body read back from the patch lost its first line's indent, so
+    export refused it ("git am reads it differently"); git am keeps the indent."""
+    code = msg("Make route return a list", "    route(x) == [x]\n\nA list, as the op expects.")
+    series = make_series(project, upstream, [(GOOD_CHANGE, code)])
+    (name,) = series.names()
+    first = (series.dir / name).read_bytes()
+    shutil.rmtree(project / "fork")
+    make_tree(series, project / "fork", te_src=upstream)
+    assert sh("git", "log", "-1", "--format=%B", cwd=project / "fork").rstrip("\n") == code
+    export_mod.export(project / "fork", series)
+    assert (series.dir / name).read_bytes() == first
+
+
+def test_a_new_commit_between_two_prs_is_named_and_its_advice_moves_it(project, upstream,
+                                                                        capsys):  # fmt: skip
+    """tool-review-v12 #4: a commit inserted as the first of a PR (or split off its first
+    patch) went into the PR above, silently. Export says where it went and how to move it."""
+    series = make_series(
+        project, upstream,
+        [({f"tests/t{i}.py": f"T = {i}\n"}, msg(f"Add test {i}")) for i in range(1, 5)],
+    )  # fmt: skip
+    n = series.names()
+    series.series_file.write_text(f"# pr: first\n{n[0]}\n{n[1]}\n# pr: second\n{n[2]}\n{n[3]}\n")
+    save(project)
+    fork = project / "fork"
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"})  # fmt: skip
+    commit(fork, {"tests/t_docs.py": "D = 1\n"}, msg("Document test 3"))
+    sh("git", "rebase", "--continue", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    said = re.search(r"add (\S+) \(a new commit\) at the end of PR 'first'; if it belongs to PR "
+                     r"'second', move its line below '(# pr: second)' in patches/series, commit",
+                     out)  # fmt: skip
+    assert said, out
+    new, marker = said.groups()
+    text = series.series_file.read_text()
+    series.series_file.write_text(
+        text.replace(f"{new}\n", "").replace(f"{marker}\n", f"{marker}\n{new}\n")
+    )
+    save(project, "the new commit belongs to PR second")
+    groups = {slug: names for slug, names, _ in series.groups()[0]}
+    assert groups["first"] == n[:2] and groups["second"][0] == new, groups
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and "rewrite" not in out and "add" not in out, out

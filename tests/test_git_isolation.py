@@ -368,7 +368,7 @@ def test_global_ignores_do_not_hide_a_new_file_from_export(three, project, isola
 HASHED = msg("Make route return a list", "#3410 caches the fused op lists.\nLists they index.")
 
 
-@pytest.mark.parametrize("how", ["conflict", "commit.cleanup=strip"])
+@pytest.mark.parametrize("how", ["conflict", "commit.cleanup=strip", "export's advice"])
 def test_a_rebase_keeps_message_lines_that_start_with_a_hash(project, upstream, isolated, capsys,
                                                              how):  # fmt: skip
     """tool-review-v11 #1: the tool's rebase --continue (and a user's commit.cleanup=strip in
@@ -378,13 +378,13 @@ def test_a_rebase_keeps_message_lines_that_start_with_a_hash(project, upstream, 
     series = make_series(project, upstream, [THREE[0], (GOOD_CHANGE, HASHED), THREE[2]])
     name = series.names()[1]
     before = read_patch(series.dir / name).body
-    if how == "conflict":
+    if how != "commit.cleanup=strip":
         commit(upstream, CONFLICTING, "Upstream returns sets")
     else:
         commit(upstream, {"README": "news\n"}, "Upstream news")
         isolated.write_text("[commit]\n\tcleanup = strip\n")
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
-    if how == "conflict":
+    if how != "commit.cleanup=strip":
         assert rc == 2, out
         said = (
             r"Resolve it in fork/, (git -C fork add) the files, then (te-series rebase --continue)"
@@ -392,6 +392,12 @@ def test_a_rebase_keeps_message_lines_that_start_with_a_hash(project, upstream, 
         (add, go_on) = re.search(said, out).groups()
         (project / "fork" / "transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
         sh(*shlex.split(add), "transformer_engine/pytorch/fuser.py", cwd=project)
+        if how == "export's advice":  # v12 #1: it was git's own rebase --continue
+            rc, out = te("export", capsys=capsys)
+            (go_on,) = re.search(r"Finish or abort it \((.+?), or --abort\)", out).groups()
+            if not go_on.startswith("te-series "):
+                sh(*shlex.split(go_on), cwd=project, env={"GIT_EDITOR": "true"})
+                go_on = "te-series rebase --continue"  # what the next refusal says
         rc, out = te(*shlex.split(go_on)[1:], capsys=capsys)
     assert rc == 0, out
     assert read_patch(series.dir / name).body == before  # no line lost, none added
@@ -421,3 +427,17 @@ def test_a_signed_commit_and_log_show_signature_do_not_stop_a_rebase(three, proj
     assert rc == 0 and "add 0004-PyTorch-A-signed-change.patch" in out, out
     rc, out = te("status", capsys=capsys)
     assert "(complete)" in out and "not finished" not in out, out
+
+
+def test_a_users_autocrlf_leaves_no_edits_in_fork_after_a_rebase(three, project, isolated,
+                                                                 capsys):  # fmt: skip
+    """tool-review-v12 #11: a global core.autocrlf=true made the user's rebase -i write CRLF
+    files, which export (line ends not converted) refused as uncommitted edits, and its advice
+    `git -C fork commit -a` found nothing to commit. fork/'s own config says no conversion."""
+    isolated.write_text("[core]\n\tautocrlf = true\n")
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/reword/", "GIT_EDITOR": "sed -i 1s/$/!/"}
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=project / "fork", env=env)
+    assert sh("git", "status", "--short", cwd=project / "fork") == ""
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert b"\r" not in (project / "fork/tests/test_more.py").read_bytes()

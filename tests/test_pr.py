@@ -305,3 +305,64 @@ def test_pr_builds_a_pr_on_main_without_the_earlier_prs_commits(three, project, 
     assert log == ["[PyTorch] Test more"], log
     assert sh("git", "rev-list", "--count", f"{base}..pr/values", cwd=clone).strip() == "2"
     assert len(list((project / "pr-out" / "tests").glob("*.patch"))) == 1
+
+
+def test_pr_keeps_a_last_hash_paragraph_above_the_sign_off(three, project, upstream, capsys,
+                                                          tmp_path):  # fmt: skip
+    """tool-review-v12 #2: git's trailer code took a last `#` paragraph for a comment and put
+    the new sign-off above it."""
+    group(three, project)
+    fork = project / "fork"
+    body = sh("git", "log", "-1", "--format=%B", cwd=fork).rstrip("\n").split("\n")
+    body[-1:-1] = ["#3320 review thread: the example follows its guide.", ""]
+    (tmp_path / "msg").write_text("\n".join(body) + "\n")
+    sh(
+        "git",
+        "commit",
+        "-q",
+        "--amend",
+        "--cleanup=verbatim",
+        "-F",
+        str(tmp_path / "msg"),
+        cwd=fork,
+    )
+    assert te("export")[0] == 0
+    save(project, "a last # paragraph")
+    rc, out = run_pr(project, upstream, capsys)
+    assert rc == 0, out
+    last = pr_log(project).split("\0")[0].strip()
+    assert last.endswith("#3320 review thread: the example follows its guide.\n\n"
+                         "Signed-off-by: Jane Doe <jane@doe.dev>"), last  # fmt: skip
+
+
+TRAILER_CONFIG = [
+    "[trailer]\n\tifMissing = doNothing\n",
+    "[trailer]\n\twhere = start\n",
+    "[trailer]\n\tifExists = replace\n",
+    "[trailer]\n\tseparators = =\n",
+    '[trailer "sign"]\n\tkey = Signed-off-by\n\twhere = start\n',
+]
+
+
+@pytest.mark.parametrize("config", TRAILER_CONFIG)
+def test_the_users_trailer_config_changes_no_pr_commit_and_no_check(three, project, upstream,
+                                                                     capsys, isolated, config):  # fmt: skip
+    """tool-review-v12 #3: with trailer.ifMissing=doNothing no PR commit was signed off; with
+    trailer.separators check told to remove the sign-off."""
+    from te_series import check as check_mod
+
+    group(three, project)
+    a, b, c = three.names()
+    path = three.dir / b  # a commit with another trailer, which must stay where it is
+    path.write_text(path.read_text().replace(
+        f"Signed-off-by: {PLACEHOLDER}", f"Reviewed-by: Rev <rev@example.com>\nSigned-off-by: {PLACEHOLDER}"))  # fmt: skip
+    save(project, "a reviewer")
+    lint = check_mod.lint(three)
+    assert run_pr(project, upstream, capsys)[0] == 0
+    want = pr_log(project)
+    isolated.write_text(config)
+    assert check_mod.lint(three) == lint
+    rc, out = run_pr(project, upstream, capsys)
+    assert rc == 0, out
+    assert pr_log(project) == want
+    assert want.count("Signed-off-by: Jane Doe <jane@doe.dev>") == 3

@@ -319,3 +319,35 @@ def test_a_patch_upstream_merged_is_named_so_where_later_patches_changed_its_lin
     rc, out = te("rebase", "--continue", "--drop", names[0], capsys=capsys)
     assert rc == 0, out
     assert names[0] not in three.names()
+
+
+def test_a_pr_upstream_squash_merged_is_named_merged_and_drop_finishes(project, upstream, capsys):
+    """tool-review-v12 #5: upstream squash-merges patches 1 and 2 (2 changes 1's line again);
+    resolved to upstream's side, patch 1's own diff is in no tree, so the advice was "abort
+    and rebase again", which loops. The two together are in upstream's commit: --drop."""
+    import re
+    import shlex
+
+    from series_helpers import make_series
+
+    other = "transformer_engine/pytorch/other.py"
+    series = make_series(project, upstream, [
+        ({other: '"""Other."""\n\nVALUE = 2\n'}, msg("Raise VALUE")),
+        ({other: '"""Other."""\n\nVALUE = 3\n'}, msg("Raise VALUE again")),
+        ({"tests/t.py": "T = 1\n"}, msg("Add a test")),
+    ])  # fmt: skip
+    names, fork = series.names(), project / "fork"
+    commit(upstream, {other: '"""Other."""\n\nVALUE = 3\n'}, "[PyTorch] Raise VALUE (#3500)")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and f"conflicts in {other}" in out, out
+    sh("git", "checkout", "--ours", "--", other, cwd=fork)  # upstream's side: it has the change
+    sh("git", "add", other, cwd=fork)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 2 and "does not have their changes" not in out, out
+    (go_on,) = re.search(
+        r"If so, finish with: (te-series rebase --continue.*?)\.$", out, re.M
+    ).groups()
+    assert go_on.endswith(f"--drop {names[0]} --drop {names[1]}"), out
+    rc, out = te(*shlex.split(go_on)[1:], capsys=capsys)
+    assert rc == 0, out
+    assert series.names() == ["0001-PyTorch-Add-a-test.patch"]  # renumbered

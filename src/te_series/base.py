@@ -90,9 +90,11 @@ def init_git_base(dest: Path, te_src: Path, commit: str) -> str:
     git("clone", "-q", "--no-checkout", str(te_src), str(dest), cwd=dest.parent)
     full = object_id(dest, f"{commit}^{{commit}}")
     if not full:
+        shallow = git("rev-parse", "--is-shallow-repository", cwd=te_src).strip() == "true"
+        fetch = "--unshallow origin" if shallow else "origin main"  # a clone --depth (v12 #6)
         raise SeriesError(
             f"base commit {commit} is not in {te_src}. Fetch upstream main there "
-            "(git fetch origin main) and run again."
+            f"(git -C {te_src} fetch {fetch}) and run again."
         )
     git("checkout", "-q", "-B", SERIES_BRANCH, full, cwd=dest)
     init_repo_config(dest)

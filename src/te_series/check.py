@@ -47,7 +47,7 @@ def lint(series: Series) -> list[str]:
                 f"{name}: subject {info.subject!r} lacks a [PyTorch]-style prefix "
                 "followed by an imperative summary"
             )
-        found = trailers(info.message, series.dir)
+        found = trailers(info.message)
         signed = [" ".join(v.split()).lower() for k, v in found if k.lower() == "signed-off-by"]
         if not any(IDENTITY_RE.match(v) for v in signed):
             problems.append(

@@ -76,7 +76,9 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
             "a git am": f"{verbs['continue']} for a stopped apply, or git -C {name} am --abort",
             "a git merge": f"git -C {name} merge --abort",
             "a git bisect": f"git -C {name} bisect reset",
-        }.get(busy, f"git -C {name} {busy.split()[-1]} --continue, or --abort")
+        }.get(busy, f"git -C {name} {KEEP_MESSAGES} {busy.split()[-1]} --continue, or --abort")
+        if busy == "a git rebase" and getattr(state or read_state(tree), "rebase_onto", None):
+            how = "te-series rebase --continue, or --abort"  # the record's rebase (v12 #1)
         raise SeriesError(
             f"{name}/ has {busy} in progress. Finish or abort it ({how}), then export again."
         )
@@ -852,8 +854,18 @@ def report(root: Path, p: Plan, dry: bool) -> None:
         f"{rel(p.tree, root)}/ into {rel(p.series.dir, root)}/"
         + (" (nothing written)" if dry else "")
     )
+    entries = p.series.entries(p.series_text)
+    groups, marks = p.series.groups(entries)[0], [e.text.strip() for e in entries if e.pr]
+    new = {n for o, n in zip(p.owner, p.names) if o is None}
     for o, n in zip(p.owner, p.names):
-        if o is None:
+        g = next((k for k, (_, names, _) in enumerate(groups) if n in names), len(groups))
+        if o is None and g + 1 < len(groups) and new >= set(groups[g][1][groups[g][1].index(n) :]):
+            slug, nxt = groups[g][0], groups[g + 1][0]  # which PR: the commits cannot say (v12 #4)
+            print(
+                f"  {would}add {n} (a new commit) at the end of PR {slug!r}; if it belongs to "
+                f"PR {nxt!r}, move its line below {marks[g + 1]!r} in {p.series.label}, commit"
+            )
+        elif o is None:
             print(f"  {would}add {n} (a new commit)")
         elif o != n:
             print(f"  {would}rename {o} -> {n}" + (" (changed)" if p.renames[n] else ""))

@@ -196,9 +196,11 @@ def rebase_stop(repo: Path) -> tuple[str, str]:
 
 
 def git_said(proc, last: int = 20, edit=lambda line: line) -> str:
-    """What a git run said (its hints left out): its last lines, indented, for a message."""
+    """What a git run said, for a message: its last lines, indented, without its hints and
+    its own ways on (`run "git am --continue"`: the tool's message says how to go on, in a
+    tree that may be a throw-away clone, v12 #13)."""
     lines = [edit(l) for l in (proc.stdout + proc.stderr).splitlines()
-             if l.strip() and not l.startswith("hint:")]  # fmt: skip
+             if l.strip() and not l.startswith("hint:") and 'run "git ' not in l]  # fmt: skip
     return "".join(f"  {l}\n" for l in lines[-last:])
 
 
@@ -248,6 +250,11 @@ FORMAT_PATCH_ARGS = (
 )
 
 
+# No config file or `-c` of the user's is read (the door's PINNED still apply).
+NO_CONFIG = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_COUNT": "0",
+             "GIT_CONFIG_PARAMETERS": ""}  # fmt: skip
+
+
 def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
     """`git format-patch` revs into out; the files in order.
 
@@ -258,13 +265,7 @@ def format_patch(repo: Path, revs: str, out: Path) -> list[Path]:
     refuse_info_attributes(repo, revs)
     gitdir = git("rev-parse", "--absolute-git-dir", cwd=repo).strip()
     with tempfile.TemporaryDirectory(prefix="te-series-format-") as empty:
-        env = {
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_COUNT": "0",
-            "GIT_CONFIG_PARAMETERS": "",
-            "GIT_INDEX_FILE": os.path.join(empty, "index"),
-        }
+        env = {**NO_CONFIG, "GIT_INDEX_FILE": os.path.join(empty, "index")}
         where = (f"--git-dir={gitdir}", f"--work-tree={empty}")
         out = Path(out).resolve()
         listed = git(*where, *FORMAT_PATCH_ARGS, "-o", str(out), revs, cwd=empty, env=env)
@@ -304,9 +305,22 @@ def refuse_info_attributes(repo: Path, revs: str) -> None:
         )
 
 
-def trailers(message: str, cwd: Path) -> list[tuple[str, str]]:
+def interpret_trailers(message: str, *args: str) -> str:
+    """`git interpret-trailers` of a message, the same for every user: no config (a user's
+    trailer.ifMissing, .where, .separators or trailer.<token>.* moved or dropped the sign-off,
+    v12 #3), outside any repository, and a comment character no line of the message starts
+    with (git skips trailing comment lines, so a last `#` paragraph went below the trailers,
+    v12 #2)."""
+    starts = {line[:1] for line in message.split("\n")}
+    char = next((c for c in "#;@!$%^&*|~=+" if c not in starts), "#")
+    with tempfile.TemporaryDirectory(prefix="te-series-trailers-") as tmp:
+        return git("-c", f"core.commentChar={char}", "interpret-trailers", *args, cwd=tmp,
+                   env=NO_CONFIG, input=message)  # fmt: skip
+
+
+def trailers(message: str) -> list[tuple[str, str]]:
     """The trailers of a commit message, as git reads them (`interpret-trailers --parse`)."""
-    out = git("interpret-trailers", "--parse", cwd=cwd, input=message)
+    out = interpret_trailers(message, "--parse")
     pairs = []
     for line in out.splitlines():
         key, _, value = line.partition(":")
@@ -365,14 +379,17 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
             key, sep, value = line.partition(": ")
             if sep:
                 headers[key] = value
-        body = msg.read_bytes().decode("utf-8", "replace").strip()
+        body = msg.read_bytes().decode("utf-8", "replace").strip("\n")  # keep an indent (v12 #8)
         diff = patch.read_bytes().decode("utf-8", "surrogateescape")
     return headers, body, diff
 
 
 def init_repo_config(repo: Path) -> None:
-    """Let git carry the patch-name notes through rebases and amends."""
+    """Let git carry the patch-name notes through rebases and amends; and let the user's git
+    in the tree convert no line ends, as the tool's does not (a global core.autocrlf wrote
+    CRLF files that only the tool saw as edits, v12 #11)."""
     git("config", "notes.rewriteRef", NOTES_REF, cwd=repo)
+    git("config", "core.autocrlf", "false", cwd=repo)
 
 
 def note_names(repo: Path, rev: str) -> list[str]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .check import lint_groups
 from .util import PatchFailed, progress, rel, SeriesError
-from .git import blob_id, format_patch, git, git_run, log1
+from .git import blob_id, format_patch, git, git_run, interpret_trailers, log1
 from .series import load_series, norm_email, Series, SIGNOFF_RE, split_identity
 from .base import init_git_base, prerequisite_needs
 from .worktree import apply_one, refuse_out
@@ -74,7 +74,7 @@ def identity(root: Path, given: str | None, series: Series) -> tuple[str, str]:
     return who
 
 
-def resign(message: str, who: str, placeholder_email: str, cwd: Path) -> str:
+def resign(message: str, who: str, placeholder_email: str) -> str:
     """The message without the placeholder's sign-offs, signed off by `who` at the end.
 
     Every `Signed-off-by:` line naming the placeholder's address goes, wherever it stands
@@ -89,15 +89,8 @@ def resign(message: str, who: str, placeholder_email: str, cwd: Path) -> str:
             continue
         kept.append(line)
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip("\n") + "\n"
-    out = git(
-        "interpret-trailers",
-        "--if-exists",
-        "addIfDifferent",
-        "--trailer",
-        f"Signed-off-by: {who}",
-        cwd=cwd,
-        input=text,
-    )
+    out = interpret_trailers(text, "--if-exists", "addIfDifferent", "--trailer",
+                             f"Signed-off-by: {who}")  # fmt: skip
     return out.rstrip("\n") + "\n"
 
 
@@ -258,7 +251,7 @@ def run(args) -> int:
                 msg, author_email, date = git(
                     "log", "-1", "--format=%B%x00%ae%x00%aI", cwd=repo
                 ).split("\0")
-                msg_file.write_text(resign(msg, who, placeholder, repo))
+                msg_file.write_text(resign(msg, who, placeholder))
                 env = {
                     "GIT_AUTHOR_NAME": name,
                     "GIT_AUTHOR_EMAIL": email,

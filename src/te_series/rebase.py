@@ -123,7 +123,7 @@ def finish(root, fork, series, drops) -> int:
     held = names_in(fork, f"{top}..HEAD")
     gone = [n for n in listed if n not in held and n not in drops]
     if gone:
-        merged = [n for n in gone if change_in_tree(fork, state, n)]
+        merged = [n for n in gone if change_in_tree(fork, state, n, gone)]
         skipped = [n for n in gone if n not in merged]
         said = []
         if merged:
@@ -205,10 +205,10 @@ def refuse_lost_commits(fork, state, top: str, dropped: list[str]) -> None:
 
 
 def reverts(fork, rev: str, at: str | None = None) -> bool:
-    """Whether commit `at` (fork/'s HEAD if None) has rev's change already: its diff
-    reverse-applies there. Upstream's commit is the one to ask where later patches changed
-    the same lines since (tool-review-v8 #4)."""
-    diff = git("diff-tree", "-p", "--binary", "--no-renames", rev, cwd=fork)
+    """Whether commit `at` (fork/'s HEAD if None) has rev's change already (rev: a commit, or
+    "A B" for the diff between two): its diff reverse-applies there. Upstream's commit is the
+    one to ask where later patches changed the same lines since (tool-review-v8 #4)."""
+    diff = git("diff-tree", "-p", "--binary", "--no-renames", *rev.split(), cwd=fork)
     if not diff.strip():
         return False
     with tempfile.TemporaryDirectory() as tmp:
@@ -240,16 +240,25 @@ def subjects(fork, revs: str) -> list[tuple[str, str]]:
     return [line.partition(" ")[::2] for line in out.splitlines()]
 
 
-def change_in_tree(fork, state, name: str) -> bool:
+def change_in_tree(fork, state, name: str, gone: list[str]) -> bool:
     """Whether fork/'s HEAD has the change of name's commit from before the rebase (its
-    diff reverse-applies), as when upstream merged it; not when the commit was skipped."""
+    diff, or that of the run of dropped commits it stands in, reverse-applies), as when
+    upstream merged it (squashed with the others of its PR: v12 #5); not when it was skipped."""
     if not state.rebase_from:
         return False
     old = commits(fork, f"{state.base}..{state.rebase_from}")
-    rev = next((r for r in old if name in note_names(fork, r)), None)
-    return rev is not None and (
-        reverts(fork, rev, at=prerequisite_top(state.rebase_onto, state.rebase_prerequisites or {}))
-        or reverts(fork, rev)
+    run = [bool(set(note_names(fork, r)) & set(gone)) for r in old]
+    k = next((i for i, r in enumerate(old) if name in note_names(fork, r)), None)
+    if k is None:
+        return False
+    lo, hi = k, k
+    while lo and run[lo - 1]:
+        lo -= 1
+    while hi + 1 < len(old) and run[hi + 1]:
+        hi += 1
+    top = prerequisite_top(state.rebase_onto, state.rebase_prerequisites or {})
+    return any(
+        reverts(fork, rev, at) for rev in (old[k], f"{old[lo]}^ {old[hi]}") for at in (top, None)
     )
 
 

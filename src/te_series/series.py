@@ -225,7 +225,7 @@ class Series:
             if e.pr is None and e.name is None and PR_LOOSE_RE.match(e.text.strip()):
                 problems.append(
                     f"{label} line {e.lineno}: {e.text.strip()!r} is a comment, not a PR "
-                    "marker; write it in lower case, '# pr: <slug>', to start a PR"
+                    f"marker; write it {PR_LOOSE_RE.sub('# pr:', e.text.strip())!r} to start a PR"
                 )
             if e.pr is not None:
                 m = PR_ON_RE.match(e.pr)
@@ -241,6 +241,11 @@ class Series:
                     problems.append(
                         f"{label} line {e.lineno}: {slug!r} is not a PR slug "
                         "(lower-case letters, digits, '.', '_', '-')"
+                    )
+                elif slug == "main":  # `on main` names the series' git base (v12 #9)
+                    problems.append(
+                        f"{where}: 'main' names the series' git base; give the PR "
+                        "another slug (and its description file to match)"
                     )
                 elif on not in (None, "main") and on not in lines:
                     later = [x.lineno for x in every if x.pr and x.pr.partition(" ")[0] == on]

@@ -516,6 +516,14 @@ def backup_stamp(root: Path) -> str:
             f"replaces: move it away (mv {BACKUP_DIR} {BACKUP_DIR}.old), then run the command "
             "again."
         )
+    held = root / BACKUP_DIR  # a link to nothing, or to another disk: a move is a copy (v12 #10)
+    if held.is_symlink() and not held.exists() or held.is_dir() and held.stat().st_dev != root.stat().st_dev:  # fmt: skip
+        raise SeriesError(
+            f"{BACKUP_DIR} is a link to nothing or a folder on another file system: te-series "
+            "moves whole trees into it, which must be a rename (instant; a copy can stop "
+            f"halfway on a full disk). Remove the link (rm {BACKUP_DIR}; te-series makes the "
+            "folder) or point it at a folder on the project's file system, then run again."
+        )
     stamp = time.strftime("%Y%m%d-%H%M%S")
     n = 1
     while (root / BACKUP_DIR / stamp).exists():
@@ -600,8 +608,15 @@ def am(repo: Path, patch: Path, include: str | None = None) -> subprocess.Comple
     return git_run(*args, str(patch), cwd=repo)
 
 
-def abort_am(repo: Path) -> None:
+def abort_am(repo: Path, patch: Path | None = None) -> None:
+    """End a stopped git am. With the patch it runs again: its files go back to HEAD too, as
+    an am that failed while writing (a full disk) leaves them changed, unrecorded (v12 #7)."""
     git_run("am", "--abort", cwd=repo)
+    for path in [f.path for f in read_patch(patch).files] if patch else []:
+        if object_id(repo, f"HEAD:{path}"):
+            git("checkout", "HEAD", "--", path, cwd=repo)
+        elif (repo / path).is_file() and not git("ls-files", "--", path, cwd=repo):
+            (repo / path).unlink()  # a new file of the patch, written but never added
 
 
 def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> tuple[str, bool]:
