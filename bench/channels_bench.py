@@ -110,13 +110,13 @@ def chain16(device, size, n=8):
     return channels, caller
 
 
-def plain16(device, size, n=8):
-    """No channels: eight ConstantScale and Bias pairs. What every te.ops user pays."""
+def _twin_chains(device, size, n, second):
+    """Two equal Sequentials of n ConstantScale and ``second`` pairs (no channels)."""
 
     def ops():
         out = []
         for _ in range(n):
-            out += [te_ops.ConstantScale(0.5), te_ops.Bias(size, device=device)]
+            out += [te_ops.ConstantScale(0.5), second(size, device=device)]
         return out
 
     channels = te_ops.Sequential(*ops())
@@ -125,6 +125,11 @@ def plain16(device, size, n=8):
         with torch.no_grad():
             b.copy_(a)
     return channels, caller
+
+
+def plain16(device, size, n=8):
+    """No channels: eight ConstantScale and Bias pairs. What every te.ops user pays."""
+    return _twin_chains(device, size, n, te_ops.Bias)
 
 
 class MulWeight(te_ops.BasicOperation):
@@ -148,19 +153,7 @@ class MulWeight(te_ops.BasicOperation):
 
 def saving16(device, size, n=8):
     """Ops that save tensors: eight ConstantScale and MulWeight pairs (no channels)."""
-
-    def ops():
-        out = []
-        for _ in range(n):
-            out += [te_ops.ConstantScale(0.5), MulWeight(size, device)]
-        return out
-
-    channels = te_ops.Sequential(*ops())
-    caller = te_ops.Sequential(*ops())
-    for a, b in zip(channels.parameters(), caller.parameters()):
-        with torch.no_grad():
-            b.copy_(a)
-    return channels, caller
+    return _twin_chains(device, size, n, MulWeight)
 
 
 def standalone(device, size):
