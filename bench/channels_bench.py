@@ -1,12 +1,13 @@
 """Per-step cost of te.ops.Sequential forward+backward, channel- vs caller-routed.
 
-Models: a 16-op chain without channels (and one whose ops save tensors, `saving16`) (its "caller-routed" twin is the same model), a
-residual block, a three-way fan-out and a 16-op chain of channels, each trained with a plain
-forward and backward per step; the residual block under two alternating configurations,
-activation recompute (a no-grad forward before each grad forward) and a grad-requirement
-flip (the input requires grad every other call), which make the fuser switch fusion
-configurations; and standalone calls of two ops, each of which runs in a fuser of its own
-made for the call (its "caller-routed" twin is the same).
+Models: a 16-op chain without channels, and one whose ops save tensors (`saving16`) (their
+"caller-routed" twin is the same model); an op with 512 parameters and a public extra output
+(`router512`, same twin); a residual block, a three-way fan-out and a 16-op chain of channels,
+each trained with a plain forward and backward per step; the residual block under two
+alternating configurations, activation recompute (a no-grad forward before each grad forward)
+and a grad-requirement flip (the input requires grad every other call), which make the fuser
+switch fusion configurations; and standalone calls of two ops, each of which runs in a fuser
+of its own made for the call (its "caller-routed" twin is the same).
 
 Run with the python of a venv that has TE installed. Prints one JSON object:
 {model: {"channels": seconds_per_step, "caller": seconds_per_step}} (medians over
@@ -156,6 +157,44 @@ def saving16(device, size, n=8):
     return _twin_chains(device, size, n, MulWeight)
 
 
+class Router(te_ops.BasicOperation):
+    """Passes its input through, with fresh per-row scores as a public extra output.
+
+    It holds 512 parameters, as a 128-expert GroupedLinear holds its weights and biases:
+    what the fuser does per public extra output must not grow with them.
+    """
+
+    num_extra_outputs = 1
+
+    def __init__(self, size, device, n=512):
+        super().__init__()
+        self.experts = torch.nn.ParameterList(
+            torch.nn.Parameter(torch.rand(size, device=device)) for _ in range(n)
+        )
+
+    def op_forward(self, *args, **kwargs):
+        raise RuntimeError("Router uses fuser_forward")
+
+    def op_backward(self, *args, **kwargs):
+        raise RuntimeError("Router uses fuser_backward")
+
+    def fuser_forward(self, basic_op_ctxs, input_, **unused):
+        return input_, [(input_.detach().mean(dim=-1),)]
+
+    def fuser_backward(self, basic_op_ctxs, grad_output, **unused):
+        return grad_output, [(None,) * len(self.experts)], [()]
+
+
+def router512(device, size):
+    """A Router with 512 parameters and a public extra output, then a ConstantScale."""
+
+    def make():
+        model = te_ops.Sequential(Router(size, device), te_ops.ConstantScale(0.5))
+        return lambda x: model(x)[0]
+
+    return make(), make()
+
+
 def standalone(device, size):
     """Standalone calls, op(x), of a ConstantScale and a Bias: a transient fuser per call."""
 
@@ -198,6 +237,7 @@ MODELS = {
     "gradflip": (residual, grad_flip_step),
     "standalone": (standalone, train_step),
     "saving16": (saving16, train_step),
+    "router512": (router512, train_step),
 }
 
 
