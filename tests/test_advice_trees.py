@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from te_series import worktree
+from te_series.base import UPSTREAM
 from te_series.git import NOTES_REF
 from te_series.series import Series
 from te_series.worktree import state_file
@@ -182,14 +183,10 @@ def mine_below_the_series(c) -> None:
     sh("git", "rebase", "-q", "-i", base, cwd=c.fork, env={"GIT_SEQUENCE_EDITOR": todo})
 
 
-def upstream_above_the_series(c) -> None:
-    """Upstream took the series and built on it; fork/ fast-forwarded to that."""
-    sh("git", "fetch", "-q", str(c.fork), "series", cwd=c.upstream)
-    sh("git", "checkout", "-q", "-b", "taken", "FETCH_HEAD", cwd=c.upstream)
-    commit(c.upstream, {"README": "later\n"}, "Upstream follow-up")
-    sh("git", "checkout", "-q", "main", cwd=c.upstream)
-    sh("git", "fetch", "-q", "origin", cwd=c.fork)
-    sh("git", "merge", "-q", "--ff-only", "origin/taken", cwd=c.fork)
+def upstream_copy_above_the_series(c) -> None:
+    """A commit with upstream's identity (as te-series gives a prerequisite) on top."""
+    commit(c.fork, {"README": "later\n"}, "Upstream follow-up")
+    sh("git", "commit", "-q", "--amend", "--no-edit", "--reset-author", cwd=c.fork, env=UPSTREAM)
 
 
 def lost_note_in_group_b(c) -> None:
@@ -836,7 +833,7 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         EXPORT,
     ),
     "export-upstream-delete-its-line": (
-        upstream_above_the_series, EXPORT, "Upstream follow-up (on origin/taken)",
+        upstream_copy_above_the_series, EXPORT, "Upstream follow-up (an upstream prerequisite",
         [mark(r"Take them out: (git -C fork rebase -i \w+) and", "Upstream follow-up", "d")],
         EXPORT,
     ),

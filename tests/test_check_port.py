@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 
 import pytest
@@ -418,20 +419,73 @@ def test_check_reports_a_binary_patch(three, project, tmp_path):
     assert any(p.startswith(f"{name}: a binary diff") for p in problems), problems
 
 
-def test_check_names_a_message_line_git_cleanup_would_drop(project, upstream, capsys):
+def test_a_real_binary_file_is_named_as_not_accepted_and_the_advice_gets_past_it(
+    three, project, upstream, tmp_path, capsys
+):
+    """tool-review-v13 #6: for a real binary file (a PNG) check said to remove git attributes
+    that were not there, so it stayed red. Binary files are not accepted in the series: check
+    says so, export refuses to write one and says how to take it out; followed, both pass."""
+    fork = project / "fork"
+    (fork / "docs").mkdir()
+    (fork / "docs" / "fig.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x01")
+    commit(fork, {"docs/guide.md": "See the figure.\n"}, msg("Add a figure"))
+    (made,) = format_patch(fork, "HEAD~1..HEAD", tmp_path / "made")  # a patch from elsewhere
+    name = made.name.replace("0001", "0004")
+    made.rename(three.dir / name)
+    three.series_file.write_text(three.series_file.read_text() + name + "\n")
+    save(project, "a figure")
+    (said,) = [p for p in lint(three) if name in p]
+    assert said.startswith(f"{name}: a binary diff of docs/fig.png; binary files are not "
+                           "accepted in an upstream TE patch series"), said  # fmt: skip
+    assert "take each out of its commit in fork/ (export says how)" in said, said
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"binary diffs into the series ({name}: docs/fig.png)" in out, out
+    (rebase,) = re.findall(r"(git -C fork rebase -i \w+), 'edit' that commit", out)
+    sh(
+        *shlex.split(rebase),
+        cwd=project,
+        env={"GIT_SEQUENCE_EDITOR": "sed -i '/figure/s/^pick/edit/'"},
+    )
+    steps = re.findall(r"git -C fork (?:rm FILE|commit --amend --no-edit|rebase --continue)", out)
+    assert len(steps) == 3, out
+    for step in steps:
+        sh(*shlex.split(step.replace("FILE", "docs/fig.png")), cwd=project)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"change {name}" in out, out
+    assert lint(three) == []
+
+
+@pytest.mark.parametrize("line,after", [
+    ("#3410 caches the fused op lists.", "Lists are what callers index."),  # reword it
+    ("# Conflicts:\n#\ttransformer_engine/pytorch/fuser.py", f"Signed-off-by: {PLACEHOLDER}"),
+])  # fmt: skip
+def test_check_names_a_message_line_git_cleanup_would_drop(project, upstream, capsys, line,
+                                                           after):  # fmt: skip
     """tool-review-v11 #1: a message line that starts with '#' is a comment to git's default
     cleanup (an editor, git rebase --continue), which drops it. check names the patch and
-    the line; rewording it in fork/ and exporting, as said, satisfies check."""
-    hashed = msg("Make route return a list", "#3410 caches the fused op lists.\nLists.")
-    series = make_series(project, upstream, [(GOOD_CHANGE, hashed)])
+    the line; v13 #4: '# Conflicts:' lines below the sign-off (a plain git commit at a
+    rebase's stop) are that problem alone, not a sign-off in the body to remove. Rewording
+    or deleting the line in fork/, as said, then export, satisfies check."""
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
     (name,) = series.names()
-    (said,) = [p for p in lint(series) if "starts with '#'" in p]
-    assert said.startswith(f"{name}: message line 3, '#3410 caches the fused op lists.',"), said
-    assert "Reword it so that '#' is not its first character" in said and "then export" in said
-    reworded = hashed.replace("#3410 caches", "PR #3410 caches")
-    sh("git", "commit", "-q", "--amend", "-m", reworded, cwd=project / "fork")
-    assert te("export")[0] == 0
-    assert not [p for p in lint(series) if "starts with '#'" in p]
+    path = series.dir / name
+    path.write_text(path.read_text().replace(f"\n{after}\n", f"\n{after}\n\n{line}\n", 1))
+    save(project, "a patch from elsewhere")
+    problems = lint(series)
+    assert len(problems) == line.count("\n") + 1, problems  # the '#' lines, nothing else
+    first = line.split("\n")[0]
+    assert problems[0].startswith(f"{name}: message line {5 + 2 * (first[1] == ' ')}, {first!r}")
+    assert "Delete it where git left it (e.g. '# Conflicts:'" in problems[0], problems
+    assert "else reword it so that '#' is not its first character" in problems[0], problems
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    fork = project / "fork"
+    message = sh("git", "log", "-1", "--format=%B", cwd=fork)
+    fixed = message.replace("\n" + line, "\nPR " + line if first[1] != " " else "")
+    sh("git", "commit", "-q", "--amend", "--cleanup=whitespace", "-m", fixed, cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert lint(series) == []
 
 
 OTHER = "transformer_engine/pytorch/other.py"

@@ -388,9 +388,9 @@ def test_export_refuses_an_unnoted_commit_below_the_series(three, project, upstr
 def test_a_commit_on_a_tag_alone_is_no_upstream_commit(project, upstream, capsys):
     """W10, turned round by tool-review-v11 #3: a tag says nothing of whose a commit is (one
     of yours, or one fetched from upstream, look the same without asking origin, which may
-    have moved). Upstream's commits are on origin's remote-tracking branches, or below the
-    series; a commit on a tag alone above the base of an empty series is a new one, and
-    check names its subject and missing sign-off."""
+    have moved). Upstream's commits are below the series (v13 #2: origin's refs do not
+    count either); a commit on a tag alone above the base of an empty series is a new one,
+    and check names its subject and missing sign-off."""
     make_series(project, upstream, [])
     sh("git", "checkout", "-q", "-b", "t", cwd=upstream)
     commit(upstream, {"README": "pr\n"}, "Upstream PR commit")
@@ -404,23 +404,27 @@ def test_a_commit_on_a_tag_alone_is_no_upstream_commit(project, upstream, capsys
     assert rc == 0 and "add 0001-Upstream-PR-commit.patch (a new commit)" in out, out
 
 
-def test_export_refuses_an_upstream_commit_on_a_remote_branch_above_the_series(
-    three, project, upstream, capsys
-):
-    """W10: upstream took the series as it is and built on it; fork/ fast-forwarded to that.
-    The commit on top is on a remote-tracking branch, so it is upstream's, not a new patch."""
-    before = patch_bytes(three)
+@pytest.mark.parametrize("how", ["pushed", "taken"])
+def test_a_commit_on_origins_refs_above_the_series_is_mine(three, project, upstream, capsys, how):
+    """tool-review-v13 #2: a new commit of mine, pushed to origin (my TE checkout, e.g. to build
+    it there), was taken for upstream's, and the advice took it out of the series. Whose a
+    commit is comes from base.toml's base and fork/'s history, not from origin's refs: above
+    the series it is mine, also where upstream built on the series itself (W10, "taken")."""
     fork = project / "fork"
-    sh("git", "fetch", "-q", str(fork), "series", cwd=upstream)
-    sh("git", "checkout", "-q", "-b", "taken", "FETCH_HEAD", cwd=upstream)
-    commit(upstream, {"README": "later\n"}, "Upstream follow-up")
-    sh("git", "checkout", "-q", "main", cwd=upstream)
-    sh("git", "fetch", "-q", "origin", cwd=fork)
-    sh("git", "merge", "-q", "--ff-only", "origin/taken", cwd=fork)
-    rc, out = te("export", "--dry-run", capsys=capsys)
-    assert rc == 2 and "1 upstream commit(s)" in out
-    assert "Upstream follow-up (on origin/taken)" in out
-    assert patch_bytes(three) == before
+    if how == "pushed":
+        commit(fork, {"tests/w.py": "W = 4\n"}, msg("My work in progress"))
+        sh("git", "push", "-q", "origin", "HEAD:refs/heads/wip", cwd=fork)
+        assert sh("git", "branch", "-r", "--contains", "HEAD", cwd=fork).strip() == "origin/wip"
+    else:
+        sh("git", "fetch", "-q", str(fork), "series", cwd=upstream)
+        sh("git", "checkout", "-q", "-b", "taken", "FETCH_HEAD", cwd=upstream)
+        commit(upstream, {"README": "later\n"}, msg("My work in progress"))
+        sh("git", "checkout", "-q", "main", cwd=upstream)
+        sh("git", "fetch", "-q", "origin", cwd=fork)
+        sh("git", "merge", "-q", "--ff-only", "origin/taken", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "add 0004-PyTorch-My-work-in-progress.patch (a new commit)" in out, out
+    assert "My work in progress" in sh("git", "log", "--format=%s", "series", cwd=fork)
 
 
 def test_export_refuses_an_author_git_am_would_read_back_differently(three, project, capsys):
@@ -580,3 +584,44 @@ def test_export_refuses_pypi_fork(project, upstream, tmp_path, capsys):
     assert te("apply", "--force", "--wheel", str(wheel))[0] == 0
     rc, out = te("export", capsys=capsys)
     assert rc == 2 and "PyPI base" in out
+
+
+def test_emptying_a_pr_group_says_how_to_put_the_prs_on_it_on_its_base(three, project, capsys):
+    """tool-review-v13 #5: after a squash emptied PR b, export's advice was only to remove b's
+    '# pr:' line; followed, it left PR c on b, which is no PR, and export wrote that series,
+    which check rejects. The advice now says how to put c on b's base and what to delete,
+    and export refuses to write a series that check rejects."""
+    from te_series.check import lint_groups
+
+    p1, p2, p3 = three.names()
+    three.series_file.write_text(f"# pr: a on main\n{p1}\n# pr: b\n{p2}\n# pr: c on b\n{p3}\n")
+    (three.dir / "pr").mkdir()
+    for slug in "abc":
+        (three.dir / "pr" / f"{slug}.md").write_text(
+            "# Description\nFixes #\n## Type of change\n## Changes\n# Checklist\n"
+        )
+    save(project, "three PRs")
+    fork = project / "fork"
+    todo = {"GIT_SEQUENCE_EDITOR": "sed -i '2s/^pick/fixup/'"}  # patch 2 into patch 1
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=todo)
+    rc, out = te("export", "--drop", p2, capsys=capsys)
+    said = (
+        "If you mean to empty the group, remove its '# pr:' line from patches/series, change "
+        "'# pr: c on b' to '# pr: c on a' (the PRs on it go on its base), and delete "
+        "patches/pr/b.md, commit, and export again."
+    )
+    assert rc == 2 and said in out, out
+    series = three.series_file.read_text()
+    three.series_file.write_text(series.replace("# pr: b\n", ""))  # the first part alone
+    save(project, "no PR b")
+    rc, out = te("export", "--drop", p2, capsys=capsys)
+    assert rc == 2 and "export would write a patches/series that check rejects" in out, out
+    assert "PR 'c' is on 'b', which is no PR of patches/series" in out
+    three.series_file.write_text(series.replace("# pr: b\n", "").replace("c on b", "c on a"))
+    (three.dir / "pr" / "b.md").unlink()
+    save(project, "c on a")
+    rc, out = te("export", "--drop", p2, capsys=capsys)
+    assert rc == 0, out
+    assert three.groups()[1] == [] and lint_groups(three) == []
+    renumbered = p3.replace("0003", "0002")
+    assert three.series_file.read_text() == f"# pr: a on main\n{p1}\n# pr: c on a\n{renumbered}\n"

@@ -55,6 +55,9 @@ HOSTILE_CONFIG = [
 # What the tool's own rebase must not follow: the patch names ride on notes.
 HOSTILE_REBASE_CONFIG = [
     '[notes "rewrite"]\n\trebase = false\n',
+    "[rebase]\n\tupdateRefs = true\n",  # tool-review-v13 #3: it moved the branch `mark`
+    "[rebase]\n\tbackend = apply\n\tautoStash = true\n\tautoSquash = true\n",
+    "[rerere]\n\tenabled = true\n\tautoUpdate = true\n",
 ]
 HOSTILE_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
                "GIT_DIFF_OPTS"]  # fmt: skip
@@ -121,13 +124,16 @@ def test_a_hostile_environment_changes_nothing(tricky, three, project, upstream,
 @pytest.mark.parametrize("config", HOSTILE_REBASE_CONFIG)
 def test_a_hostile_setting_changes_nothing_in_a_rebase(three, project, upstream, isolated,
                                                        capsys, config):  # fmt: skip
-    before = patch_bytes(three)
+    before, fork = patch_bytes(three), project / "fork"
+    sh("git", "branch", "mark", "HEAD~1", cwd=fork)  # a bookmark of mine
+    mark = sh("git", "rev-parse", "mark", cwd=fork)
     new = commit(upstream, {"README": "upstream news\n"}, "Upstream news")
     isolated.write_text(config)
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
     isolated.write_text("")
     assert rc == 0, out
     assert three.base_commit == new and patch_bytes(three) == before
+    assert sh("git", "rev-parse", "mark", cwd=fork) == mark
 
 
 @pytest.mark.parametrize("var,value", HOSTILE_REBASE_ENV)
@@ -365,43 +371,54 @@ def test_global_ignores_do_not_hide_a_new_file_from_export(three, project, isola
     assert rc == 2 and "untracked files" in out and "tests/new_test.py" in out, out
 
 
-HASHED = msg("Make route return a list", "#3410 caches the fused op lists.\nLists they index.")
-
-
-@pytest.mark.parametrize("how", ["conflict", "commit.cleanup=strip", "export's advice"])
-def test_a_rebase_keeps_message_lines_that_start_with_a_hash(project, upstream, isolated, capsys,
-                                                             how):  # fmt: skip
+def test_a_rebase_refuses_a_message_line_that_starts_with_a_hash_before_it_moves(
+    project, upstream, isolated, capsys
+):
     """tool-review-v11 #1: the tool's rebase --continue (and a user's commit.cleanup=strip in
     any rebase) ran git's message cleanup, which dropped every line starting with '#', and
-    export wrote the cut message. The door pins the cleanup; the conflict's advice, followed
-    as written, keeps the line."""
-    series = make_series(project, upstream, [THREE[0], (GOOD_CHANGE, HASHED), THREE[2]])
+    export wrote the cut message. The door pins the cleanup; v13 #4: export refuses such a
+    line, as check does, and rebase runs export's guards before it moves, so it names the
+    line with fork/ as it was; the reword it says, under the user's strip, gets past it."""
+    series = make_series(project, upstream, THREE)
     name = series.names()[1]
-    before = read_patch(series.dir / name).body
-    if how != "commit.cleanup=strip":
-        commit(upstream, CONFLICTING, "Upstream returns sets")
-    else:
-        commit(upstream, {"README": "news\n"}, "Upstream news")
-        isolated.write_text("[commit]\n\tcleanup = strip\n")
+    path = series.dir / name
+    path.write_text(
+        path.read_text().replace("\nLists", "\n#3410 caches the fused op lists.\nLists")
+    )
+    save(project, "a '#' line from elsewhere")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    fork = project / "fork"
+    head = sh("git", "rev-parse", "HEAD", cwd=fork)
+    commit(upstream, {"README": "news\n"}, "Upstream news")
+    isolated.write_text("[commit]\n\tcleanup = strip\n")
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
-    if how != "commit.cleanup=strip":
-        assert rc == 2, out
-        said = (
-            r"Resolve it in fork/, (git -C fork add) the files, then (te-series rebase --continue)"
-        )
-        (add, go_on) = re.search(said, out).groups()
-        (project / "fork" / "transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
-        sh(*shlex.split(add), "transformer_engine/pytorch/fuser.py", cwd=project)
-        if how == "export's advice":  # v12 #1: it was git's own rebase --continue
-            rc, out = te("export", capsys=capsys)
-            (go_on,) = re.search(r"Finish or abort it \((.+?), or --abort\)", out).groups()
-            if not go_on.startswith("te-series "):
-                sh(*shlex.split(go_on), cwd=project, env={"GIT_EDITOR": "true"})
-                go_on = "te-series rebase --continue"  # what the next refusal says
-        rc, out = te(*shlex.split(go_on)[1:], capsys=capsys)
+    assert rc == 2 and f"({name}): message line 3, '#3410 caches the fused op lists.'" in out, out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork) == head and not read_state(fork).rebase_onto
+    (fix,) = re.findall(r"Fix each commit named in (git -C fork .* rebase -i \w+)", out)
+    todo, edit = "sed -i '/Make route/s/^pick/reword/'", "sed -i 's/^#3410/PR #3410/'"
+    sh(*shlex.split(fix), cwd=project, env={"GIT_SEQUENCE_EDITOR": todo, "GIT_EDITOR": edit})
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
     assert rc == 0, out
-    assert read_patch(series.dir / name).body == before  # no line lost, none added
-    assert "\n#3410 caches the fused op lists.\n" in (series.dir / name).read_text()
+    assert "\nPR #3410 caches the fused op lists.\nLists" in path.read_text()
+
+
+def test_export_at_a_rebase_stop_says_the_continue_that_keeps_the_message(three, project,
+                                                                          upstream, capsys):  # fmt: skip
+    """v12 #1: export at a te-series rebase's conflict said git's own rebase --continue; it
+    says te-series', whose git keeps the message as it was (no status text from the editor
+    step, commit.status=false: whitespace cleanup would keep it)."""
+    name = three.names()[1]
+    before = read_patch(three.dir / name).message
+    commit(upstream, CONFLICTING, "Upstream returns sets")
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    (project / "fork" / "transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
+    sh("git", "add", "-A", cwd=project / "fork")
+    rc, out = te("export", capsys=capsys)
+    (go_on,) = re.search(r"Finish or abort it \((.+?), or --abort\)", out).groups()
+    assert rc == 2 and go_on == "te-series rebase --continue", out
+    rc, out = te(*shlex.split(go_on)[1:], capsys=capsys)
+    assert rc == 0, out
+    assert read_patch(three.dir / name).message == before
 
 
 def test_a_signed_commit_and_log_show_signature_do_not_stop_a_rebase(three, project, upstream,

@@ -310,23 +310,15 @@ def test_pr_builds_a_pr_on_main_without_the_earlier_prs_commits(three, project, 
 def test_pr_keeps_a_last_hash_paragraph_above_the_sign_off(three, project, upstream, capsys,
                                                           tmp_path):  # fmt: skip
     """tool-review-v12 #2: git's trailer code took a last `#` paragraph for a comment and put
-    the new sign-off above it."""
+    the new sign-off above it. (Export refuses such a line since v13 #4, as check does: the
+    patch comes from elsewhere.)"""
     group(three, project)
-    fork = project / "fork"
-    body = sh("git", "log", "-1", "--format=%B", cwd=fork).rstrip("\n").split("\n")
-    body[-1:-1] = ["#3320 review thread: the example follows its guide.", ""]
-    (tmp_path / "msg").write_text("\n".join(body) + "\n")
-    sh(
-        "git",
-        "commit",
-        "-q",
-        "--amend",
-        "--cleanup=verbatim",
-        "-F",
-        str(tmp_path / "msg"),
-        cwd=fork,
+    path = three.dir / three.names()[-1]
+    text = path.read_text()
+    at = text.index("\nSigned-off-by: ") + 1
+    path.write_text(
+        text[:at] + "#3320 review thread: the example follows its guide.\n\n" + text[at:]
     )
-    assert te("export")[0] == 0
     save(project, "a last # paragraph")
     rc, out = run_pr(project, upstream, capsys)
     assert rc == 0, out

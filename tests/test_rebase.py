@@ -4,9 +4,23 @@ from __future__ import annotations
 
 
 import os
+import re
+import shlex
 
+from te_series.series import read_patch
 from te_series.worktree import read_state, write_state
-from series_helpers import commit, CONFLICTING, FUSER, move_upstream, msg, patch_bytes, save, sh, te
+from series_helpers import (
+    commit,
+    CONFLICTING,
+    FUSER,
+    move_upstream,
+    msg,
+    patch_bytes,
+    RESOLVED,
+    save,
+    sh,
+    te,
+)
 
 
 def test_rebase_refuses_to_overwrite_an_ignored_file_and_moving_it_gets_past(
@@ -72,6 +86,31 @@ def test_rebase_conflict_names_patch_and_resumes(three, project, upstream, capsy
     assert rc == 0, out
     assert three.base_commit == sh("git", "rev-parse", "main", cwd=upstream).strip()
     assert three.names() == names
+
+
+def test_conflicts_lines_of_a_plain_commit_at_a_stop_are_refused_and_rewording_gets_past(
+    three, project, upstream, capsys
+):
+    """tool-review-v13 #4: a plain `git commit --no-edit` at the rebase's stop keeps git's
+    '# Conflicts:' lines in the message, and rebase --continue exported them into the patch.
+    The export step refuses each line, naming the patch; the reword it says drops them."""
+    names, fork = three.names(), project / "fork"
+    body = read_patch(three.dir / names[1]).message
+    commit(upstream, CONFLICTING, "Upstream returns sets")
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    (fork / "transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
+    sh("git", "add", "-A", cwd=fork)
+    sh("git", "commit", "-q", "--no-edit", cwd=fork)
+    assert "\n# Conflicts:\n" in sh("git", "log", "-1", "--format=%B", cwd=fork)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 2 and f"({names[1]}): message line 7, '# Conflicts:', starts with '#'" in out, out
+    assert "Delete it where git left it" in out, out
+    (fix,) = re.findall(r"Fix each commit named in (git -C fork .* rebase -i \w+)", out)
+    todo, drop = "sed -i '/Make route/s/^pick/reword/'", "sed -i '/^#/d'"
+    sh(*shlex.split(fix), cwd=project, env={"GIT_SEQUENCE_EDITOR": todo, "GIT_EDITOR": drop})
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0, out
+    assert read_patch(three.dir / names[1]).message == body  # no '#' line, nothing else lost
 
 
 def test_rebase_refuses_a_series_commit_as_the_new_base(three, project, upstream, capsys):
@@ -298,6 +337,34 @@ def test_rebase_names_a_new_commit_it_left_out(three, project, upstream, capsys)
     rc, out = te("rebase", "--continue", "--drop", mine[:12], capsys=capsys)
     assert rc == 0, out
     assert patch_bytes(three) == before
+
+
+def test_a_left_out_commit_is_named_when_another_has_its_subject(three, project, upstream,
+                                                                 capsys):  # fmt: skip
+    """tool-review-v13 #1: two new commits with one message ("WIP"); the first, skipped at its
+    conflict, counted as kept because the second has its subject, and was lost without a
+    word. Matched by patch-id (one to one), it is named, and the cherry-pick, as said, keeps it."""
+    fork = project / "fork"
+    mine = commit(fork, {"tests/mine.py": "MINE = 1\n"}, msg("WIP"))
+    commit(fork, {"tests/other.py": "OTHER = 1\n"}, msg("WIP"))
+    commit(upstream, {"tests/mine.py": "MINE = 2\n"}, "Upstream adds mine")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "conflicts in tests/mine.py" in out, out
+    sh("git", "rebase", "--skip", cwd=fork)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert (
+        rc == 2
+        and f"left out commit(s) not yet exported, and fork/ does not have their "
+        f"changes: {mine[:12]} '[PyTorch] WIP'" in out
+    ), out
+    (pick,) = re.findall(r"To keep them: (git -C fork cherry-pick \S+), resolve", out)
+    sh(*shlex.split(pick), cwd=project, check=False)  # it conflicts, as upstream has mine.py
+    sh("git", "checkout", "--theirs", "tests/mine.py", cwd=fork)  # mine, as I resolve it
+    sh("git", "add", "tests/mine.py", cwd=fork)
+    sh("git", "cherry-pick", "--continue", cwd=fork, env={"GIT_EDITOR": "true"})
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0 and out.count("(a new commit)") == 2, out
+    assert "MINE = 1" in (fork / "tests/mine.py").read_text()
 
 
 def test_a_patch_upstream_merged_is_named_so_where_later_patches_changed_its_lines(

@@ -17,8 +17,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .util import PatchFailed, progress, PYPI_PREFIX, read_text, rel, SeriesError, te_import_error
-from .git import git, object_id, trailers
-from .series import IDENTITY_RE, load_series, read_patch, Series, SIGNOFF_RE
+from .git import COMMENT_LINE, comment_lines, git, object_id, trailers
+from .series import IDENTITY_RE, load_series, NO_BINARY, read_patch, Series, SIGNOFF_RE
 from .base import apply_prerequisites, Base, preimage_mismatches
 from .worktree import abort_am, apply_one, report_absent
 
@@ -47,13 +47,20 @@ def lint(series: Series) -> list[str]:
                 f"{name}: subject {info.subject!r} lacks a [PyTorch]-style prefix "
                 "followed by an imperative summary"
             )
-        found = trailers(info.message)
+        comments = comment_lines(info.message)
+        problems += [f"{name}: message line {n}, {line!r}, {COMMENT_LINE}; in fork/, then export"
+                     for n, line in comments]  # fmt: skip
+        # The trailers as they stand once those lines are gone ('# Conflicts:' below the
+        # sign-off is no sign-off in the body, v13 #4).
+        message = "\n".join(l for k, l in enumerate(info.message.split("\n"), 1)
+                            if (k, l) not in comments)  # fmt: skip
+        found = trailers(message)
         signed = [" ".join(v.split()).lower() for k, v in found if k.lower() == "signed-off-by"]
         if not any(IDENTITY_RE.match(v) for v in signed):
             problems.append(
                 f"{name}: no 'Signed-off-by: Name <email>' trailer (DCO) at the end of the message"
             )
-        lines = [l for l in info.message.splitlines() if SIGNOFF_RE.match(l)]
+        lines = [l for l in message.splitlines() if SIGNOFF_RE.match(l)]
         if len(lines) > len(signed):
             problems.append(
                 f"{name}: a 'Signed-off-by:' line stands in the body, not in the closing "
@@ -70,20 +77,14 @@ def lint(series: Series) -> list[str]:
         ]
         if not prose:
             problems.append(f"{name}: the body is empty; argue the change")
-        problems += [
-            f"{name}: message line {n}, {line!r}, starts with '#': git's default message "
-            "cleanup (an editor, a git rebase --continue) drops it as a comment. Reword it so "
-            "that '#' is not its first character (e.g. 'PR #3410 ...'; in fork/, then export)"
-            for n, line in enumerate(info.message.splitlines(), 1) if line.startswith("#")
-        ]  # fmt: skip
         if not info.files:
             problems.append(f"{name}: no diff")
-        binary = re.search(rb"^(GIT binary patch|Binary files .* differ)$", path.read_bytes(), re.M)
+        binary = [f.path for f in info.files if f.binary]
         if binary:
             problems.append(
-                f"{name}: a binary diff ({binary.group(1).decode('utf-8', 'replace')!r}); a text file "
-                "written as binary is git attributes' doing (-diff or binary): remove them "
-                "and export again"
+                f"{name}: a binary diff of {', '.join(binary)}; {NO_BINARY} (export says how), "
+                "then export again (a text file that git attributes made binary: export again, "
+                "it reads none)"
             )
     return problems
 

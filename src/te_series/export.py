@@ -16,6 +16,8 @@ from pathlib import Path
 from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError
 from .git import (
     blob_id,
+    COMMENT_LINE,
+    comment_lines,
     commits,
     format_patch,
     git,
@@ -32,7 +34,7 @@ from .git import (
     SplitMail,
     untracked,
 )
-from .series import load_series, read_patch, Series
+from .series import load_series, NO_BINARY, parse_diff, read_patch, Series
 from .base import prerequisite_top, UPSTREAM
 from .worktree import (
     describe_tree,
@@ -227,34 +229,26 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
         for line in git("log", "--format=%H %ae", f"{base}..HEAD", cwd=tree).splitlines()
     )
     prerequisite = {r for r in revs if authors.get(r) == UPSTREAM["GIT_AUTHOR_EMAIL"]}
-    # Upstream's commits, from fork/'s own history (never by asking origin, which may have
-    # moved; v11 #3): on a remote-tracking branch of origin (a push of yours to another remote,
-    # or a tag, does not make a commit upstream's) and not one of the series' own, which
-    # carry notes; or below the first commit that came from a patch.
-    ours = set(git("rev-list", f"{base}..HEAD", "--not", "--remotes=origin", cwd=tree).split())
+    # Upstream's commits, from base.toml's base and fork/'s own history, never from refs
+    # (origin may have moved, v11 #3; a push of yours to it, or a tag, makes no commit
+    # upstream's, v13 #2): those below the first commit that came from a patch, where a
+    # hand rebase puts them.
     below = []
     if any(noted.values()):
         for r in revs:
             if noted[r]:
                 break
             below.append(r)
-    upstream = [
-        r for r in revs if (r not in ours and not noted[r]) or r in below or r in prerequisite
-    ]
+    upstream = [r for r in revs if r in below or r in prerequisite]
     if upstream:
         said = []
         for r in upstream:
-            subject = log1(tree, "%h %s", r)
-            ref = git(
-                "for-each-ref", "--contains", r, "--count=1", "--format=%(refname:short)",
-                "refs/remotes/origin", cwd=tree,
-            ).strip()  # fmt: skip
             where = (
                 "an upstream prerequisite, which te-series keeps below the series"
                 if r in prerequisite
-                else "on " + ref if ref else "below the first series patch"
+                else "below the first series patch"
             )
-            said.append(f"{subject} ({where})")
+            said.append(f"{log1(tree, '%h %s', r)} ({where})")
         top = upstream[-1]
         if upstream == revs[: len(upstream)]:  # all below the series: take them out at once
             undo = (
@@ -365,6 +359,8 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
                 "one blank line too many, which git am drops, so the next export would write "
                 "another patch (tool-review-v9 #5). Reword it (saving the message drops them)"
             )
+        problems += [f"commit {rev[:12]} ({path.name}): message line {n}, {line!r}, {COMMENT_LINE}"
+                     for n, line in comment_lines(message)]  # fmt: skip
         have = f"{headers.get('Author', '')} <{headers.get('Email', '')}>"
         if have != author.strip():
             problems.append(
@@ -375,7 +371,8 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
             )
     if problems:
         raise SeriesError(
-            "export would write patches that git am reads back differently:\n  "
+            "export would write patches that git am (or git's message cleanup) reads back "
+            "differently:\n  "
             + "\n  ".join(problems)
             + f"\nFix each commit named in git -C {name} {KEEP_MESSAGES} rebase -i {base[:12]} "
             "('reword' a message, 'edit' an author, as said), then export again."
@@ -538,6 +535,17 @@ def plan(
         check_roundtrip(tree, root, state.base, revs, files)
         data = {p.name: p.read_bytes() for p in files}
     refuse_conflict_markers(tree, root, data)
+    binary = [f"{n}: {f.path}" for n, blob in data.items()
+              for f in parse_diff(blob.decode("utf-8", "surrogateescape")) if f.binary]  # fmt: skip
+    if binary:
+        raise SeriesError(
+            f"export would write binary diffs into the series ({'; '.join(binary)}): "
+            f"{NO_BINARY}: git -C {rel(tree, root)} rebase -i {state.base[:12]}, 'edit' that "
+            f"commit, then git -C {rel(tree, root)} rm FILE (copy it elsewhere first to keep "
+            f"it), git -C {rel(tree, root)} commit --amend --no-edit and git -C "
+            f"{rel(tree, root)} rebase --continue ('drop' the commit instead where the file is "
+            "all it changes); then export again."
+        )
     fixups = [
         line
         for line in git(
@@ -595,10 +603,12 @@ def plan(
 
 
 def refuse_emptied_groups(tree, root, series, entries, text: str) -> None:
-    """An export must not leave a `# pr:` group that has patches without any."""
-    before = {slug: names for slug, names, _ in series.groups(entries)[0]}
-    after = {slug: names for slug, names, _ in series.groups(series.entries(text))[0]}
-    emptied = [g for g, names in before.items() if names and not after.get(g)]
+    """An export must not leave a `# pr:` group that has patches without any, nor write a
+    series file that check rejects (a PR on one taken out, v13 #5)."""
+    groups, (after, problems) = series.groups(entries)[0], series.groups(series.entries(text))
+    emptied = [
+        g for g, names, _ in groups if names and not dict((a, n) for a, n, _ in after).get(g)
+    ]
     if emptied:
         raise SeriesError(
             f"export would leave PR group(s) {', '.join(repr(g) for g in emptied)} of "
@@ -606,9 +616,14 @@ def refuse_emptied_groups(tree, root, series, entries, text: str) -> None:
             "group, or dropped). Nothing was written. If a commit lost its patch-name note "
             "(a rebase -x, an amend with notes.rewrite.amend=false), give it back: git -C "
             f"{rel(tree, root)} notes --ref=te-series add -f -m PATCH-NAME COMMIT. If you "
-            f"mean to empty the group, remove its '# pr:' line from {series.label}, commit, "
-            "and export again."
+            f"mean to empty the group, {series.unstack(groups, set(emptied))}, commit, and export "
+            "again."
         )
+    if problems:
+        raise SeriesError(
+            f"export would write a {series.label} that check rejects:\n  " + "\n  ".join(problems)
+            + f"\nNothing was written. Fix {series.label} as said, commit, and export again."
+        )  # fmt: skip
 
 
 def refuse_unnoted(tree, root, series, missing: list[str], revs, noted) -> None:

@@ -41,8 +41,8 @@ BOT = {
 # (the patch names ride on notes through the tool's rebase), message cleanup (a rebase or a
 # commit must not drop a message's `#` lines: `whitespace`, as am reads a message, and no
 # status help in the message; `verbatim` would keep the blank line an edited message gets),
-# and what a user setting adds to the output the tool reads (a signature check before each
-# commit of a `git log`, colours). Each is tested (tests/test_git_isolation.py). format-patch reads no .gitattributes of the tree
+# what a user setting adds to the output the tool reads (a signature check before each
+# commit of a `git log`, colours), and how a rebase goes (other branches, backend, rerere). Each is tested (tests/test_git_isolation.py). format-patch reads no .gitattributes of the tree
 # (format_patch); .git/info/attributes is refused where it would change a patch
 # (refuse_info_attributes).
 PINNED = {
@@ -62,6 +62,13 @@ PINNED = {
     "commit.status": "false",
     "log.showSignature": "false",
     "color.ui": "never",
+    # the tool's rebase moves the series branch alone, by one backend, resolving nothing by
+    # itself (updateRefs moved the user's other branches along, v13 #3)
+    "rebase.updateRefs": "false",
+    "rebase.backend": "merge",
+    "rebase.autoStash": "false",
+    "rebase.autoSquash": "false",
+    "rerere.enabled": "false",
 }
 
 
@@ -316,6 +323,19 @@ def interpret_trailers(message: str, *args: str) -> str:
     with tempfile.TemporaryDirectory(prefix="te-series-trailers-") as tmp:
         return git("-c", f"core.commentChar={char}", "interpret-trailers", *args, cwd=tmp,
                    env=NO_CONFIG, input=message)  # fmt: skip
+
+
+# A message line that git's default cleanup drops as a comment, and what to do about it.
+COMMENT_LINE = (
+    "starts with '#': git's default message cleanup (an editor, a git rebase --continue) drops "
+    "it as a comment. Delete it where git left it (e.g. '# Conflicts:' after a conflict), else "
+    "reword it so that '#' is not its first character (e.g. 'PR #3410 ...')"
+)
+
+
+def comment_lines(message: str) -> list[tuple[int, str]]:
+    """The lines of a message (numbered from 1, the subject) that git's default cleanup drops."""
+    return [(n, line) for n, line in enumerate(message.split("\n"), 1) if line.startswith("#")]
 
 
 def trailers(message: str) -> list[tuple[str, str]]:

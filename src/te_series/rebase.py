@@ -116,9 +116,10 @@ def finish(root, fork, series, drops) -> int:
             f"fork/ is not on {onto[:12]}: the rebase was aborted. fork/ stays on "
             f"{state.base[:12]}; nothing changed."
         )
-    forget_skipped(fork, state, onto)
+    kept = rebased_from(fork, state, top)
+    forget_skipped(fork, kept)
     listed = series.names()
-    refuse_lost_commits(fork, state, top, [d for d in drops if d not in listed])
+    refuse_lost_commits(fork, state, kept, [d for d in drops if d not in listed])
     drops = [d for d in drops if d in listed]
     held = names_in(fork, f"{top}..HEAD")
     gone = [n for n in listed if n not in held and n not in drops]
@@ -173,19 +174,19 @@ def finish(root, fork, series, drops) -> int:
     return 0
 
 
-def refuse_lost_commits(fork, state, top: str, dropped: list[str]) -> None:
+def refuse_lost_commits(fork, state, kept: dict[str, str], dropped: list[str]) -> None:
     """Refuse to finish where git rebase left out a commit not yet exported (no patch name:
     skipped at a conflict, or resolved to nothing) whose change fork/ does not have. Such a
     commit is on no branch after the rebase, only in the reflog. `--drop COMMIT` (its id, as
-    named here) says that losing it is meant."""
+    named here) says that losing it is meant. `kept`: rebased_from's."""
     if not state.rebase_from:
         return
-    kept = {subject for _, subject in subjects(fork, f"{top}..HEAD")}
+    top = prerequisite_top(state.rebase_onto, state.rebase_prerequisites or {})
     lost = [
         (rev, subject)
         for rev, subject in subjects(fork, f"{state.base}..{state.rebase_from}")
         if not note_names(fork, rev)
-        and subject not in kept
+        and rev not in kept.values()
         and not reverts(fork, rev, at=top)
         and not reverts(fork, rev)
     ]
@@ -220,19 +221,40 @@ def reverts(fork, rev: str, at: str | None = None) -> bool:
     return proc.returncode == 0
 
 
-def forget_skipped(fork, state, onto: str) -> None:
+def forget_skipped(fork, kept: dict[str, str]) -> None:
     """Take back the patch names `git rebase --skip` handed on: git copies a skipped commit's
     note onto the next commit, which then looks like a squash of both. A rebased commit
-    keeps the names its own commit (same subject) had before the rebase."""
+    keeps the names its own commit (rebased_from) had before the rebase."""
+    for new, old in kept.items():
+        names, own = note_names(fork, new), note_names(fork, old)
+        if own and set(own) < set(names):
+            set_note(fork, new, "\n".join(own))
+
+
+def rebased_from(fork, state, top: str) -> dict[str, str]:
+    """Which commit from before the rebase each commit of top..HEAD is, one to one: the same
+    change (git patch-id), else the same author, date and message (which git rebase keeps
+    where a conflict changed the diff), else the same subject (a reword at a stop). So a
+    commit left out is never taken for kept because another has its subject (v13 #1)."""
     if not state.rebase_from:
-        return
-    before: dict[str, list[list[str]]] = {}
-    for rev, subject in subjects(fork, f"{state.base}..{state.rebase_from}"):
-        before.setdefault(subject, []).append(note_names(fork, rev))
-    for rev, subject in subjects(fork, f"{onto}..HEAD"):
-        names, own = note_names(fork, rev), before.get(subject, [])
-        if len(own) == 1 and own[0] and set(own[0]) < set(names):
-            set_note(fork, rev, "\n".join(own[0]))
+        return {}
+
+    def keys(revs: str) -> list[tuple[str, list]]:
+        out = lambda *a, **k: git_run(*a, cwd=fork, text=False, **k).stdout  # noqa: E731
+        diffs = out("log", "-p", "--no-renames", "--format=commit %H", revs)
+        ids = dict(l.split()[::-1] for l in out("patch-id", "--stable", input=diffs).splitlines())
+        log = out("log", "-z", "--date=raw", "--format=%H%n%an <%ae> %ad%n%B", revs)
+        recs = [r.split("\n", 2) for r in log.decode("utf-8", "surrogateescape").split("\0") if r]
+        return [(r, [ids.get(r.encode()), f"{who}\n{m}", m.split("\n")[0]]) for r, who, m in recs]
+
+    old, new, found = keys(f"{state.base}..{state.rebase_from}"), keys(f"{top}..HEAD"), {}
+    for tier in range(3):
+        for rev, key in (n for n in new if n[0] not in found):
+            taken = found.values()
+            match = [o for o, k in old if k[tier] and k[tier] == key[tier] and o not in taken]
+            if match:
+                found[rev] = match[0]
+    return found
 
 
 def subjects(fork, revs: str) -> list[tuple[str, str]]:

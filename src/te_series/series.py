@@ -272,7 +272,7 @@ class Series:
         taken = {"pr.bundle", "summary.md"} | {f"{slug}.md" for slug in lines}
         for slug, names, _ in groups:
             if not names:
-                problems.append(f"PR {slug!r} has no patches; remove its '# pr:' line")
+                problems.append(f"PR {slug!r} has no patches; {self.unstack(groups, {slug})}")
             if slug in taken:
                 problems.append(
                     f"{label} line {lines[slug]}: PR slug {slug!r} is the name of a file pr "
@@ -280,6 +280,25 @@ class Series:
                     f"{rel(self.dir, self.root)}/pr/{slug}.md to match)"
                 )
         return groups, problems
+
+    def unstack(self, groups, gone: set[str]) -> str:
+        """How to take PRs `gone` out of the series file: their '# pr:' lines and descriptions,
+        and the PRs on them put on their bases instead (v13 #5: they named a PR no more)."""
+        base = {slug: on for slug, _, on in groups}
+        marks = {e.pr.partition(" ")[0]: e.text.strip() for e in self.entries() if e.pr}
+        edits = []
+        for slug, _, on in groups:
+            for _ in groups:  # down to a base that stays (a bad marker may loop)
+                on = base[on] if on in gone else on
+            if slug not in gone and base[slug] in gone:
+                edits.append(f"{marks.get(slug, slug)!r} to '# pr: {slug} on {on}'")
+        files = [self.dir / "pr" / f"{g}.md" for g in sorted(gone)]
+        files = [rel(f, self.root) for f in files if f.is_file()]
+        return (
+            f"remove {'its' if len(gone) == 1 else 'their'} '# pr:' line from {self.label}"
+            + (f", change {', '.join(edits)} (the PRs on it go on its base)" if edits else "")
+            + (f", and delete {', '.join(files)}" if files else "")
+        )
 
     # ----------------------------------------------------------------- base.toml
 
@@ -466,6 +485,14 @@ class FileChange:
     old_blob: str | None  # None for a new file
     new_blob: str | None  # None for a deleted file
     hunks: list[str]  # the "@@ ... @@" header lines, for error messages
+    binary: bool = False  # a `GIT binary patch` (or "Binary files ... differ")
+
+
+# What a patch of the series may not hold (check names it, export refuses it; v13 #6).
+NO_BINARY = (
+    "binary files are not accepted in an upstream TE patch series (a reviewer cannot read them "
+    "in a patch, and TE's checks cannot lint them): take each out of its commit in fork/"
+)
 
 
 @dataclasses.dataclass
@@ -547,6 +574,8 @@ def parse_diff(text: str) -> list[FileChange]:
             files[-1].new_blob = None if _ZERO.match(new) else new
         elif line.startswith("@@ "):
             files[-1].hunks.append(line.split(" @@")[0] + " @@")
+        elif line == "GIT binary patch" or re.match(r"Binary files .* differ$", line):
+            files[-1].binary = True
     return files
 
 
