@@ -1,6 +1,7 @@
 """Per-step cost of te.ops.Sequential forward+backward, channel- vs caller-routed.
 
-Models: a 16-op chain without channels (and one whose ops save tensors, `saving16`) (its "caller-routed" twin is the same model), a
+Models: a 16-op chain without channels (and one whose ops save tensors, `saving16`, and
+eight fusers of two such ops in a row, `nodes8`) (its "caller-routed" twin is the same model), a
 residual block, a three-way fan-out and a 16-op chain of channels, each trained with a plain
 forward and backward per step; the residual block under two alternating configurations,
 activation recompute (a no-grad forward before each grad forward) and a grad-requirement
@@ -156,6 +157,25 @@ def saving16(device, size, n=8):
     return _twin_chains(device, size, n, MulWeight)
 
 
+def nodes8(device, size, n=8):
+    """Eight fusers in a row, each a ConstantScale and MulWeight pair: eight autograd nodes
+    whose ops save tensors, so each backward asks eight times whether the graph is kept."""
+
+    def make():
+        return torch.nn.Sequential(
+            *(
+                te_ops.Sequential(te_ops.ConstantScale(0.5), MulWeight(size, device))
+                for _ in range(n)
+            )
+        )
+
+    channels, caller = make(), make()
+    for a, b in zip(channels.parameters(), caller.parameters()):
+        with torch.no_grad():
+            b.copy_(a)
+    return channels, caller
+
+
 def standalone(device, size):
     """Standalone calls, op(x), of a ConstantScale and a Bias: a transient fuser per call."""
 
@@ -198,6 +218,7 @@ MODELS = {
     "gradflip": (residual, grad_flip_step),
     "standalone": (standalone, train_step),
     "saving16": (saving16, train_step),
+    "nodes8": (nodes8, train_step),
 }
 
 
