@@ -1,13 +1,14 @@
 """Per-step cost of te.ops.Sequential forward+backward, channel- vs caller-routed.
 
-Models: a 16-op chain without channels, and one whose ops save tensors (`saving16`) (their
-"caller-routed" twin is the same model); an op with 512 parameters and a public extra output
-(`router512`, same twin); a residual block, a three-way fan-out and a 16-op chain of channels,
-each trained with a plain forward and backward per step; the residual block under two
-alternating configurations, activation recompute (a no-grad forward before each grad forward)
-and a grad-requirement flip (the input requires grad every other call), which make the fuser
-switch fusion configurations; and standalone calls of two ops, each of which runs in a fuser
-of its own made for the call (its "caller-routed" twin is the same).
+Models: a 16-op chain without channels, one whose ops save tensors (`saving16`) and eight
+fusers of two such ops in a row (`nodes8`) (their "caller-routed" twin is the same model); an
+op with 512 parameters and a public extra output (`router512`, same twin); a residual block, a
+three-way fan-out and a 16-op chain of channels, each trained with a plain forward and backward
+per step; the residual block under two alternating configurations, activation recompute (a
+no-grad forward before each grad forward) and a grad-requirement flip (the input requires grad
+every other call), which make the fuser switch fusion configurations; and standalone calls of
+two ops, each of which runs in a fuser of its own made for the call (its "caller-routed" twin
+is the same).
 
 Run with the python of a venv that has TE installed. Prints one JSON object:
 {model: {"channels": seconds_per_step, "caller": seconds_per_step}} (medians over
@@ -195,6 +196,25 @@ def router512(device, size):
     return make(), make()
 
 
+def nodes8(device, size, n=8):
+    """Eight fusers in a row, each a ConstantScale and MulWeight pair: eight autograd nodes
+    whose ops save tensors, so each backward asks eight times whether the graph is kept."""
+
+    def make():
+        return torch.nn.Sequential(
+            *(
+                te_ops.Sequential(te_ops.ConstantScale(0.5), MulWeight(size, device))
+                for _ in range(n)
+            )
+        )
+
+    channels, caller = make(), make()
+    for a, b in zip(channels.parameters(), caller.parameters()):
+        with torch.no_grad():
+            b.copy_(a)
+    return channels, caller
+
+
 def standalone(device, size):
     """Standalone calls, op(x), of a ConstantScale and a Bias: a transient fuser per call."""
 
@@ -238,6 +258,7 @@ MODELS = {
     "standalone": (standalone, train_step),
     "saving16": (saving16, train_step),
     "router512": (router512, train_step),
+    "nodes8": (nodes8, train_step),
 }
 
 
