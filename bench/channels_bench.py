@@ -8,7 +8,9 @@ per step; the residual block under two alternating configurations, activation re
 no-grad forward before each grad forward) and a grad-requirement flip (the input requires grad
 every other call), which make the fuser switch fusion configurations; and standalone calls of
 two ops, each of which runs in a fuser of its own made for the call (its "caller-routed" twin
-is the same).
+is the same). `public1`: a small block with one fresh public extra output; `inplace`: the
+residual block with an in-place add (on a channel, or into the caller's extra input); the
+`-nograd` variants run the forward only, with autograd off.
 
 Run with the python of a venv that has TE installed. Prints one JSON object:
 {model: {"channels": seconds_per_step, "caller": seconds_per_step}} (medians over
@@ -196,6 +198,47 @@ def router512(device, size):
     return make(), make()
 
 
+def public1(device, size):
+    """Bias, MakeExtraOutput, ConstantScale: the Bias output is also a public extra output
+    (discarded), so the fuser returns one fresh public extra output per step."""
+
+    biases = [te_ops.Bias(size, device=device) for _ in range(2)]
+    with torch.no_grad():
+        biases[1].bias.copy_(biases[0].bias)
+    models = [
+        te_ops.Sequential(bias, te_ops.MakeExtraOutput(), te_ops.ConstantScale(0.5))
+        for bias in biases
+    ]
+    return tuple((lambda x, model=model: model(x)[0]) for model in models)
+
+
+def inplace(device, size):
+    """The residual block with an in-place add: on a channel, which adds out of place, or
+    into the caller's extra input, which it writes."""
+
+    def ops():
+        return (
+            te_ops.MakeExtraOutput(),
+            te_ops.Bias(size, device=device),
+            te_ops.ConstantScale(0.5),
+            te_ops.AddExtraInput(in_place=True),
+        )
+
+    make, bias, scale, add = ops()
+    make.set_extra_output_channel(0, "residual", output_to_caller=False)
+    add.set_extra_input_channel(0, "residual")
+    channels = te_ops.Sequential(make, bias, scale, add)
+
+    make, bias, scale, add = ops()
+    head, tail = te_ops.Sequential(make, bias, scale), te_ops.Sequential(add)
+
+    def caller(x):
+        h, r = head(x)
+        return tail(h, r.clone())  # The caller's own tensor, which the add writes
+
+    return channels, caller
+
+
 def nodes8(device, size, n=8):
     """Eight fusers in a row, each a ConstantScale and MulWeight pair: eight autograd nodes
     whose ops save tensors, so each backward asks eight times whether the graph is kept."""
@@ -237,6 +280,12 @@ def recompute_step(fn, x, dy):
     fn(x).backward(dy)
 
 
+def no_grad_step(fn, x, dy):  # pylint: disable=unused-argument
+    """Forward with autograd off (inference, or the first forward of activation recompute)."""
+    with torch.no_grad():
+        fn(x)
+
+
 def grad_flip_step(fn, x, dy):
     """Two steps, the input requiring grad in one and not in the other.
 
@@ -259,7 +308,23 @@ MODELS = {
     "saving16": (saving16, train_step),
     "router512": (router512, train_step),
     "nodes8": (nodes8, train_step),
+    "public1": (public1, train_step),
+    "public1-nograd": (public1, no_grad_step),
+    "residual-nograd": (residual, no_grad_step),
+    "inplace": (inplace, train_step),
+    "inplace-nograd": (inplace, no_grad_step),
 }
+
+
+def selected(args) -> dict:
+    """The models that --models names (all by default)."""
+    if not args.models:
+        return MODELS
+    names = args.models.split(",")
+    unknown = sorted(set(names) - set(MODELS))
+    if unknown:
+        raise SystemExit(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
+    return {name: MODELS[name] for name in names}
 
 
 def timed(fn, step, x, dy, steps, sync, clock):
@@ -297,7 +362,7 @@ def count_instructions(args, device) -> None:
     torch.set_num_threads(1)
     cg = callgrind_client()
     runs = []
-    for name, (make, step) in MODELS.items():
+    for name, (make, step) in selected(args).items():
         channels, caller = make(device, args.size)
         x = torch.rand((8, args.size), device=device, requires_grad=True)
         dy = torch.rand((8, args.size), device=device)
@@ -326,6 +391,7 @@ def main() -> None:
     p.add_argument("--size", type=int, default=64)
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--models", default="", help="comma-separated model names (default: all)")
     p.add_argument(
         "--instructions",
         action="store_true",
@@ -346,7 +412,7 @@ def main() -> None:
     clock = time.perf_counter if device.type == "cuda" else time.thread_time
     torch.manual_seed(0)
     out = {}
-    for name, (make, step) in MODELS.items():
+    for name, (make, step) in selected(args).items():
         channels, caller = make(device, args.size)
         x = torch.rand((8, args.size), device=device, requires_grad=True)
         dy = torch.rand((8, args.size), device=device)

@@ -29,6 +29,7 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=50)
     p.add_argument("--json", help="write the counts here (and read trees counted before)")
     p.add_argument("--pair", action="append", default=[], help="NEW/BASE, by tree name")
+    p.add_argument("--models", default="", help="comma-separated model names (default: all)")
     p.add_argument("trees", nargs="+", help="NAME=PATH")
     args = p.parse_args()
     args.root = ROOT

@@ -58,7 +58,7 @@ def _count(python: Path | str, pythonpath: str | None, root: Path, args) -> dict
         cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no"]
         cmd += [f"--callgrind-out-file={tmp}/cg.out", str(python)]
         cmd += [str(root / "bench" / "channels_bench.py"), "--instructions"]
-        cmd += ["--steps", str(args.steps)]
+        cmd += ["--steps", str(args.steps), "--models", getattr(args, "models", "") or ""]
         progress(f"counting instructions with {python} (a few minutes under valgrind)")
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
