@@ -278,8 +278,8 @@ def test_f2_wrong_count_names_the_op():
         def fuser_forward(self, ctxs, x, **kw):
             return x, [(x, x)]
 
-    error = r"^Bad\.fuser_forward must return a sequence of 1 extra outputs for basic op 1, "
-    error += r"but got 2$"
+    error = r"^Bad\.fuser_forward must return a sequence of 1 extra outputs for basic op 1 "
+    error += r"\(Bad\), but got 2$"
     with pytest.raises(RuntimeError, match=error):
         te_ops.Sequential(te_ops.Identity(), Bad())(torch.rand(4))
 

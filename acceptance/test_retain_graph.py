@@ -8,8 +8,9 @@
 - Normal training is unchanged: without a retained graph, ops still free their saved tensors
   in backward, and a second backward gets PyTorch's own error.
 - Where a replay cannot be trusted, the next backward raises an error naming the op and why:
-  an op that saved a quantized (FP8) tensor, or a PyTorch that cannot tell backward that the
-  graph is kept. Never wrong grads.
+  an op that saved a quantized (FP8) tensor, an op that does not opt in
+  (`_supports_backward_replay`), or a PyTorch that cannot tell backward that the graph is
+  kept. Never wrong grads.
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ def _cpu_clear_tensor_data(monkeypatch):
 
 
 class MulWeight(te_ops.BasicOperation):
-    """y = x * w; frees its saved input with clear_tensor_data, as TE's ops do."""
+    """y = x * w; frees its saved input with clear_tensor_data, as TE's ops do. It keeps the
+    replay contract (reads only what it saved, writes nothing it keeps), so it opts in."""
+
+    _supports_backward_replay = True
 
     def __init__(self, size: int) -> None:
         super().__init__()
@@ -85,7 +89,9 @@ def residual_block(size, *, in_place=False):
 
 
 class FusedResidual(te_ops.FusedOperation):
-    """MakeExtraOutput, Bias, AddExtraInput as one op: 2 x + b."""
+    """MakeExtraOutput, Bias, AddExtraInput as one op: 2 x + b (opted in, as MulWeight)."""
+
+    _supports_backward_replay = True
 
     def fuser_forward(self, ctxs, x, *, basic_op_extra_inputs, **unused):
         return 2 * x + self.basic_ops[1].bias, [(None,), (), ()]

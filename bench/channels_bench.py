@@ -213,28 +213,30 @@ def public1(device, size):
 
 
 def inplace(device, size):
-    """The residual block with an in-place add: on a channel, which adds out of place, or
-    into the caller's extra input, which it writes."""
+    """The residual block with an in-place add, after a ConstantScale(1) (so the residual is
+    not the caller's input, which the add would write on trees without the in-place fix): on
+    a channel, which adds out of place, or into the caller's extra input, which it writes."""
 
     def ops():
         return (
+            te_ops.ConstantScale(1.0),
             te_ops.MakeExtraOutput(),
             te_ops.Bias(size, device=device),
             te_ops.ConstantScale(0.5),
             te_ops.AddExtraInput(in_place=True),
         )
 
-    make, bias, scale, add = ops()
+    first, make, bias, scale, add = ops()
     make.set_extra_output_channel(0, "residual", output_to_caller=False)
     add.set_extra_input_channel(0, "residual")
-    channels = te_ops.Sequential(make, bias, scale, add)
+    channels = te_ops.Sequential(first, make, bias, scale, add)
 
-    make, bias, scale, add = ops()
-    head, tail = te_ops.Sequential(make, bias, scale), te_ops.Sequential(add)
+    first, make, bias, scale, add = ops()
+    head, tail = te_ops.Sequential(first, make, bias, scale), te_ops.Sequential(add)
 
     def caller(x):
         h, r = head(x)
-        return tail(h, r.clone())  # The caller's own tensor, which the add writes
+        return tail(h, r)
 
     return channels, caller
 
