@@ -172,11 +172,9 @@ def main(argv=None) -> int:
     except (SeriesError, OSError) as e:
         said = f"{e.strerror}: {e.filename}" if isinstance(e, OSError) and e.filename else e
         if args.verb not in WRITERS and root is not None and locked(root):  # v14 #4
-            said = (
-                f"another te-series command is running in {root} and changed the work trees "
-                f"while {args.verb} read them ({said}); run te-series {args.verb} again once "
-                "it has ended"
-            )
+            said = (f"another te-series command is running in {root} and changed the work trees "
+                    f"while {args.verb} read them ({said}); run te-series {args.verb} again once "
+                    "it has ended")  # fmt: skip
         print(f"te-series {args.verb}: error: {said}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:

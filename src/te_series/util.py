@@ -188,11 +188,9 @@ def one_at_a_time(root: Path, verb: str):
 
 def locked(root: Path) -> bool:
     """Whether a verb that writes holds the project's lock now (one_at_a_time)."""
-    try:
-        with one_at_a_time(root, ""):
-            return False
-    except SeriesError:
-        return True
+    with contextlib.suppress(SeriesError), one_at_a_time(root, ""):
+        return False
+    return True
 
 
 def read_text(path: Path, root: Path | None = None) -> str:
