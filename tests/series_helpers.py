@@ -385,6 +385,19 @@ def group_all(three, project) -> None:
     save(project, "group")
 
 
+PR_TEXT = "# Description\nFixes #\n## Type of change\n## Changes\n# Checklist\n"
+
+
+def group_prs(series, text: str, message: str = "PRs") -> None:
+    """patches/series as `text`, a description in TE's template for each `# pr:` group of it,
+    committed."""
+    series.series_file.write_text(text)
+    (series.dir / "pr").mkdir(exist_ok=True)
+    for slug, _, _ in series.groups()[0]:
+        (series.dir / "pr" / f"{slug}.md").write_text(PR_TEXT)
+    save(series.root, message)
+
+
 CRLF = "a\r\nb\r\n"
 
 

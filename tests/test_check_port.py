@@ -21,6 +21,7 @@ from series_helpers import (
     FUSER,
     GOOD_CHANGE,
     GOOD_MSG,
+    group_prs,
     make_series,
     make_wheel,
     move_upstream,
@@ -505,13 +506,7 @@ def two_prs_on_other_py(project, upstream, tmp_path, made_on: str):
         (made,) = format_patch(scratch, "HEAD~1..HEAD", tmp_path / "made")
         made.rename(series.dir / "0002-PyTorch-Set-VALUE.patch")
     a, b = sorted(p.name for p in series.dir.glob("*.patch"))
-    series.series_file.write_text(f"# pr: a\n{a}\n# pr: b on main\n{b}\n")
-    (series.dir / "pr").mkdir()
-    for slug in "ab":
-        (series.dir / "pr" / f"{slug}.md").write_text(
-            "# Description\nFixes #\n## Type of change\n## Changes\n# Checklist\n"
-        )
-    save(project, "two PRs")
+    group_prs(series, f"# pr: a\n{a}\n# pr: b on main\n{b}\n", "two PRs")
     return series, b
 
 

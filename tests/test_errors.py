@@ -223,3 +223,44 @@ def test_an_out_is_checked_past_a_fork_link_that_loops(three, project, upstream,
     rc, said = te("range-diff", "HEAD", "--te-src", str(upstream), "--out", str(out),
                   capsys=capsys)  # fmt: skip
     assert rc == 0 and out.is_file(), said
+
+
+def test_status_while_another_verb_swaps_a_tree_in_reads_again_or_says_so(three, project, capsys,
+                                                                          monkeypatch):  # fmt: skip
+    """tool-review-v14 #4: status (a reader: no lock) while apply --force swaps fork.new/ in
+    failed with a raw "[Errno 2] ... PosixPath('.../fork.new')". The race, made certain:
+    fork.new/ goes away while status reads it; status reads the trees again. A tree that
+    keeps failing while the project's lock is held (as a writer holds it): status says
+    another te-series command is running; without one, no raw repr either."""
+    import fcntl
+    import os
+
+    from te_series import worktree
+
+    shutil.copytree(project / "fork", project / "fork.new", symlinks=True)
+    real, keeps = worktree.in_progress, []
+
+    def swapped(tree):  # apply --force renames fork.new/ away between status's two reads
+        if tree.name == "fork.new" and keeps:
+            raise FileNotFoundError(2, "No such file or directory", tree)
+        if tree.name == "fork.new" and tree.exists():
+            tree.rename(project / "fork.swapped")
+        return real(tree)
+
+    monkeypatch.setattr(worktree, "in_progress", swapped)
+    rc, out = te("status", capsys=capsys)
+    assert rc == 0 and out == "fork/: 3 of 3 patch(es) of patches/ applied (complete)\n", out
+    (project / "fork.swapped").rename(project / "fork.new")
+    keeps.append(1)
+    fd = os.open(project, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        rc, out = te("status", capsys=capsys)
+    finally:
+        os.close(fd)
+    assert rc == 2 and "another te-series command is running in" in out, out
+    assert "run te-series status again once it has ended" in out, out
+    assert "PosixPath" not in out and "Errno" not in out, out
+    rc, out = te("status", capsys=capsys)
+    assert rc == 2 and "No such file or directory: " in out, out
+    assert "PosixPath" not in out and "Errno" not in out and "another te-series" not in out, out

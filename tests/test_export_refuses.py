@@ -21,6 +21,7 @@ from series_helpers import (
     CONFLICTING,
     GOOD_CHANGE,
     GOOD_MSG,
+    group_prs,
     make_series,
     make_wheel,
     move_upstream,
@@ -134,6 +135,76 @@ def test_export_refuses_merge_commits(three, project, capsys):
     sh("git", "merge", "-q", "--no-edit", "side", cwd=fork)
     rc, out = te("export", capsys=capsys)
     assert rc == 2 and "merge commit" in out
+
+
+LATER = {"GIT_AUTHOR_DATE": "2030-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2030-01-01T00:00:00Z"}
+
+
+def pull_upstream(project, upstream) -> str:
+    """tool-review-v14 #1: an upstream commit (newer than the series') on a branch of the TE
+    checkout, merged into fork/ the git way: git pull --no-rebase. Returns its id."""
+    sh("git", "checkout", "-q", "-b", "up2", cwd=upstream)
+    (upstream / "README").write_text("upstream line\n")
+    sh("git", "add", "-A", cwd=upstream)
+    sh("git", "commit", "-q", "-m", "[Common] Upstream unrelated change (#4000)", cwd=upstream,
+       env={"GIT_AUTHOR_NAME": "Up", "GIT_AUTHOR_EMAIL": "up@nv.com", **LATER})  # fmt: skip
+    sh("git", "checkout", "-q", "main", cwd=upstream)
+    fork = project / "fork"
+    sh("git", "pull", "-q", "--no-rebase", "--no-edit", str(upstream), "up2", cwd=fork, env=LATER)
+    return sh("git", "rev-parse", "up2", cwd=upstream).strip()
+
+
+@pytest.mark.parametrize("above", [False, True])
+def test_the_advice_for_a_pulled_merge_drops_upstreams_side(three, project, upstream, capsys,
+                                                            above):  # fmt: skip
+    """tool-review-v14 #1 (a): the advice for a merge of upstream (git pull) takes the merge
+    out with its upstream side, never replaying it (git rebase BASE did, above the series, and
+    export wrote it as ours); then te-series rebase --onto moves the series to upstream."""
+    before = patch_bytes(three)
+    up = pull_upstream(project, upstream)
+    if above:
+        commit(project / "fork", {"tests/d.py": "D = 1\n"}, msg("Add d"))
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "has merge commit(s) after the base" in out, out
+    undo = re.search(r": (git -C fork (reset|rebase) [^;(]*[^;(\s])", out)
+    assert undo, out
+    undo = undo.group(1)
+    reset = "git -C fork reset --keep HEAD^1"
+    assert undo.startswith("git -C fork rebase --onto ") if above else undo == reset, out
+    assert "te-series rebase --onto COMMIT" in out, out
+    sh(*shlex.split(undo.replace("git -C fork", "git")), cwd=project / "fork")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "Upstream" not in out, out
+    assert {n: b for n, b in patch_bytes(three).items() if n in before} == before
+    assert len(patch_bytes(three)) == 3 + above
+    save(project, "d")
+    rc, out = te("rebase", "--onto", up, "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0 and "Upstream" not in out, out
+    assert len(patch_bytes(three)) == 3 + above
+    assert sh("git", "log", "-1", "--format=%an", f"{up}", cwd=project / "fork") == "Up\n"
+    assert sh("git", "merge-base", "--is-ancestor", up, "HEAD", cwd=project / "fork") == ""
+
+
+def test_a_pulled_upstream_commit_a_rebase_replayed_is_not_exported_as_mine(three, project,
+                                                                           upstream, capsys):  # fmt: skip
+    """tool-review-v14 #1 (b): the old advice, git -C fork rebase BASE, followed literally,
+    replays upstream's merged commit above the series; export took it for a new commit of
+    ours. The same change as a commit that a merge brought in from outside the series (fork/'s
+    reflog of it) is upstream's: refused, and the advice given gets export through."""
+    before = patch_bytes(three)
+    pull_upstream(project, upstream)
+    base = read_state(project / "fork").base
+    sh("git", "rebase", "-q", base, cwd=project / "fork")
+    subjects = sh("git", "log", "--format=%s", f"{base}..HEAD", cwd=project / "fork")
+    assert subjects.startswith("[Common] Upstream unrelated change (#4000)\n"), subjects
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and "(#4000) (upstream's change, which a merge (git pull)" in out, out
+    assert "(a new commit)" not in out
+    command = re.search(r"Take them out: (git -C fork rebase -i \w+) and delete", out).group(1)
+    todo = {"GIT_SEQUENCE_EDITOR": "sed -i '/Upstream unrelated change/d'"}
+    sh(*shlex.split(command.replace("git -C fork", "git")), cwd=project / "fork", env=todo)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and patch_bytes(three) == before, out
 
 
 def test_export_refuses_head_not_on_the_base(three, project, capsys):
@@ -594,13 +665,7 @@ def test_emptying_a_pr_group_says_how_to_put_the_prs_on_it_on_its_base(three, pr
     from te_series.check import lint_groups
 
     p1, p2, p3 = three.names()
-    three.series_file.write_text(f"# pr: a on main\n{p1}\n# pr: b\n{p2}\n# pr: c on b\n{p3}\n")
-    (three.dir / "pr").mkdir()
-    for slug in "abc":
-        (three.dir / "pr" / f"{slug}.md").write_text(
-            "# Description\nFixes #\n## Type of change\n## Changes\n# Checklist\n"
-        )
-    save(project, "three PRs")
+    group_prs(three, f"# pr: a on main\n{p1}\n# pr: b\n{p2}\n# pr: c on b\n{p3}\n", "three PRs")
     fork = project / "fork"
     todo = {"GIT_SEQUENCE_EDITOR": "sed -i '2s/^pick/fixup/'"}  # patch 2 into patch 1
     sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=todo)
@@ -625,3 +690,32 @@ def test_emptying_a_pr_group_says_how_to_put_the_prs_on_it_on_its_base(three, pr
     assert three.groups()[1] == [] and lint_groups(three) == []
     renumbered = p3.replace("0003", "0002")
     assert three.series_file.read_text() == f"# pr: a on main\n{p1}\n# pr: c on a\n{renumbered}\n"
+
+
+def test_a_pr_whose_commit_moved_is_told_to_move_its_block_not_to_go(three, project, capsys):
+    """tool-review-v14 #2: PR c's only commit moved in fork/ (git rebase -i) to the end of PR
+    a. The refusal offered a lost note, or emptying the group, which deleted PR c and put its
+    patch into PR a. It now says the commits are there, only moved, and to move c's block in
+    patches/series to where they stand; followed as written, export takes it as is."""
+    fork = project / "fork"
+    commit(fork, {"tests/f.py": "F = 1\n"}, msg("Add f"))
+    assert te("export", capsys=capsys)[0] == 0
+    p1, p2, p3, p4 = three.names()
+    group_prs(three, f"# pr: a on main\n{p1}\n# pr: b on main\n{p2}\n{p3}\n# pr: c on a\n{p4}\n",
+              "three PRs")  # fmt: skip
+    move = "f(){ l=$(sed -n 4p \"$1\"); sed -i 4d \"$1\"; sed -i \"1a $l\" \"$1\"; }; f"
+    sh("git", "rebase", "-q", "-i", "HEAD~4", cwd=fork, env={"GIT_SEQUENCE_EDITOR": move})
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and f"commit(s) ({p4}) are in fork/ with their notes, only moved" in out, out
+    assert "empty the group" not in out and "delete" not in out, out
+    said = re.search(r"Move its '# pr:' line, with its patches' lines, right after the line "
+                     r"(\S+) in patches/series", out)  # fmt: skip
+    assert said and said.group(1) == p1, out
+    text = three.series_file.read_text().replace(f"# pr: c on a\n{p4}\n", "")
+    three.series_file.write_text(text.replace(f"{p1}\n", f"{p1}\n# pr: c on a\n{p4}\n"))
+    save(project, "move PR c after a")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    groups = three.groups()[0]
+    assert [(g, len(names)) for g, names, _ in groups] == [("a", 1), ("c", 1), ("b", 2)], groups
+    assert groups[1][1][0].startswith("0002-PyTorch-Add-f"), groups

@@ -93,7 +93,8 @@ def test_conflicts_lines_of_a_plain_commit_at_a_stop_are_refused_and_rewording_g
 ):
     """tool-review-v13 #4: a plain `git commit --no-edit` at the rebase's stop keeps git's
     '# Conflicts:' lines in the message, and rebase --continue exported them into the patch.
-    The export step refuses each line, naming the patch; the reword it says drops them."""
+    The export step refuses each line, naming the patch; the reword it says drops them, and
+    the way on it names then (v14 #3: te-series rebase --continue, not export) finishes."""
     names, fork = three.names(), project / "fork"
     body = read_patch(three.dir / names[1]).message
     commit(upstream, CONFLICTING, "Upstream returns sets")
@@ -105,10 +106,15 @@ def test_conflicts_lines_of_a_plain_commit_at_a_stop_are_refused_and_rewording_g
     rc, out = te("rebase", "--continue", capsys=capsys)
     assert rc == 2 and f"({names[1]}): message line 7, '# Conflicts:', starts with '#'" in out, out
     assert "Delete it where git left it" in out, out
-    (fix,) = re.findall(r"Fix each commit named in (git -C fork .* rebase -i \w+)", out)
+    # v14 #3: inside the rebase the way on is its --continue, not "export again" (refused)
+    assert "export again" not in out, out
+    ((fix, then),) = re.findall(
+        r"Fix each commit named in (git -C fork .* rebase -i \w+) \(.*\), then (.*)\.\n", out
+    )
+    assert then == "te-series rebase --continue", out
     todo, drop = "sed -i '/Make route/s/^pick/reword/'", "sed -i '/^#/d'"
     sh(*shlex.split(fix), cwd=project, env={"GIT_SEQUENCE_EDITOR": todo, "GIT_EDITOR": drop})
-    rc, out = te("rebase", "--continue", capsys=capsys)
+    rc, out = te(*shlex.split(then)[1:], capsys=capsys)
     assert rc == 0, out
     assert read_patch(three.dir / names[1]).message == body  # no '#' line, nothing else lost
 

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from .util import one_at_a_time, project_root, SeriesError, stop_as_ctrl_c
+from .util import locked, one_at_a_time, project_root, SeriesError, stop_as_ctrl_c
 from .series import RELEASE_RE
 from .worktree import describe_tree, WorkTree
 
@@ -169,11 +169,13 @@ def main(argv=None) -> int:
         # at exit from failing too.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except SeriesError as e:
-        print(f"te-series {args.verb}: error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"te-series {args.verb}: error: {e}", file=sys.stderr)
+    except (SeriesError, OSError) as e:
+        said = f"{e.strerror}: {e.filename}" if isinstance(e, OSError) and e.filename else e
+        if args.verb not in WRITERS and root is not None and locked(root):  # v14 #4
+            said = (f"another te-series command is running in {root} and changed the work trees "
+                    f"while {args.verb} read them ({said}); run te-series {args.verb} again once "
+                    "it has ended")  # fmt: skip
+        print(f"te-series {args.verb}: error: {said}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
         print(f"\nte-series {args.verb}: interrupted ({str(e) or 'Ctrl-C'}).", file=sys.stderr)

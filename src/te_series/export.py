@@ -28,8 +28,10 @@ from .git import (
     KEEP_MESSAGES,
     log1,
     mailinfo,
+    merged_from_outside,
     note_names,
     object_id,
+    pulled_in,
     set_note,
     SplitMail,
     untracked,
@@ -206,10 +208,21 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
         )
     merges = git("rev-list", "--merges", f"{base}..HEAD", cwd=tree).split()
     if merges:
+        # A merge of upstream (a git pull) goes with its upstream side: a rebase would replay
+        # that side as commits of the series (v14 #1).
+        m = next(iter(merged_from_outside(tree, base, "--first-parent", "HEAD")), "")[:12]
+        undo = ("reset --keep HEAD^1" if m and object_id(tree, "HEAD").startswith(m) else
+                f"rebase --onto {m}^1 {m} (it replays only the commits above it)")  # fmt: skip
+        how = (
+            f"Take out the newest merge of upstream's commits, {m}, with its upstream side: "
+            f"git -C {name} {undo}; then export again. To move the series to upstream: "
+            "te-series rebase --onto COMMIT."
+            if m
+            else f"Rebase them away (git -C {name} rebase {base[:12]}), then export again."
+        )
         raise SeriesError(
             f"{name}/ has merge commit(s) after the base ({', '.join(m[:12] for m in merges)}); "
-            f"format-patch would leave them out. Rebase them away (git -C {name} rebase "
-            f"{base[:12]}), then export."
+            f"format-patch would leave them out. {how}"
         )
     revs = commits(tree, f"{base}..HEAD")
     # A commit without a diff has no patch: git am could not read one back.
@@ -239,7 +252,8 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             if noted[r]:
                 break
             below.append(r)
-    upstream = [r for r in revs if r in below or r in prerequisite]
+    pulled = pulled_in(tree, base, [r for r in revs if not noted[r] and r not in below])
+    upstream = [r for r in revs if r in below or r in prerequisite or r in pulled]
     if upstream:
         said = []
         for r in upstream:
@@ -247,6 +261,8 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
                 "an upstream prerequisite, which te-series keeps below the series"
                 if r in prerequisite
                 else "below the first series patch"
+                if r in below
+                else "upstream's change, which a merge (git pull) brought into fork/"
             )
             said.append(f"{log1(tree, '%h %s', r)} ({where})")
         top = upstream[-1]
@@ -267,7 +283,7 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             f"would write them as patches. Take them out: {undo}; then move the series with "
             "te-series rebase --onto COMMIT. (A new patch of yours below the first series "
             f"patch: move it after that patch with git -C {name} rebase -i {base[:12]}, then "
-            "export.)"
+            "export again.)"
         )
     return revs, noted
 
@@ -575,7 +591,7 @@ def plan(
             f"tree ({verbs['rebuild']}; the old tree is kept whole in a backup)."
         )
     text = merge_series(entries, slot, owner, names)
-    refuse_emptied_groups(tree, root, series, entries, text)
+    refuse_emptied_groups(tree, root, series, entries, text, owner)
     changed, added, unchanged = [], [], []
     for n, blob in data.items():
         old = series.dir / n
@@ -602,13 +618,28 @@ def plan(
     return p
 
 
-def refuse_emptied_groups(tree, root, series, entries, text: str) -> None:
-    """An export must not leave a `# pr:` group that has patches without any, nor write a
-    series file that check rejects (a PR on one taken out, v13 #5)."""
+def refuse_emptied_groups(tree, root, series, entries, text: str, owner) -> None:
+    """An export must not leave a `# pr:` group that has patches without any (its commits
+    moved in fork/, `owner`: say where; or gone), nor write a series file that check rejects
+    (a PR on one taken out, v13 #5)."""
     groups, (after, problems) = series.groups(entries)[0], series.groups(series.entries(text))
     emptied = [
         g for g, names, _ in groups if names and not dict((a, n) for a, n, _ in after).get(g)
     ]
+    mine = {g: [n for n in names if n in owner] for g, names, _ in groups}
+    moved = [g for g in emptied if mine[g]]  # their commits stand elsewhere in fork/ (v14 #2)
+    if moved:
+        g, at = moved[0], min(owner.index(n) for n in mine[moved[0]])
+        prev = next((o for o in reversed(owner[:at]) if o and o not in mine[g]), None)
+        raise SeriesError(
+            f"export would leave PR group {g!r} of {series.label} without patches, though its "
+            f"commit(s) ({', '.join(mine[g])}) are in {rel(tree, root)}/ with their notes, only "
+            "moved (export would list them under another PR). Nothing was written. Move its "
+            "'# pr:' line, with its patches' lines, "
+            + (f"right after the line {prev}" if prev else "above the first patch line")
+            + f" in {series.label} (where its commits now stand), commit, and export again; or "
+            f"move the commits back in {rel(tree, root)}/."
+        )
     if emptied:
         raise SeriesError(
             f"export would leave PR group(s) {', '.join(repr(g) for g in emptied)} of "
@@ -681,7 +712,7 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
             f"of the files in {rel(p.series.dir, root)}/ it was made from, so export cannot "
             f"tell your edits from later changes to them (a git pull). Rebuild it "
             f"({verbs['rebuild']}; the old tree is kept whole in a backup, fetch your "
-            "commits back from there), then export."
+            "commits back from there), then export again."
         ]
     stale, listed = [], p.series.names()
     # The series file is merged, not overwritten: comments and `# pr:` lines added since stay.

@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .util import no_interrupt, rel, SeriesError
+from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError
 
 
 # Each commit that came from a patch file carries that file's name in this notes ref.
@@ -213,6 +213,38 @@ def git_said(proc, last: int = 20, edit=lambda line: line) -> str:
 
 def is_ancestor(repo: Path, a: str, b: str) -> bool:
     return git_run("merge-base", "--is-ancestor", a, b, cwd=repo).returncode == 0
+
+
+def patch_ids(repo: Path, *revs: str) -> dict[str, str]:
+    """Commit -> `git patch-id --stable` of its change, for the commits `git log revs` shows."""
+    diffs = git_run("log", "-p", "--no-renames", "--format=commit %H", *revs, cwd=repo, text=False)
+    ids = git_run("patch-id", "--stable", cwd=repo, input=diffs.stdout).stdout.decode().split()
+    return dict(zip(ids[1::2], ids[0::2]))
+
+
+def merged_from_outside(repo: Path, base: str, *tips: str) -> dict[str, list[str]]:
+    """Merge -> its parents that share no commit above base with its first parent (upstream's,
+    by a git pull; not a branch of yours off the series), for the merges of tips' history."""
+    out = git_run("rev-list", "--merges", "--parents", *tips, f"^{base}", cwd=repo).stdout
+    bases = lambda one, p: git_run("merge-base", "--all", one, p, cwd=repo).stdout.split()  # noqa
+    found = {m: [p for p in ps if all(is_ancestor(repo, b, base) for b in bases(one, p))]
+             for m, one, *ps in map(str.split, out.splitlines())}  # fmt: skip
+    return {m: ps for m, ps in found.items() if ps}
+
+
+def pulled_in(repo: Path, base: str, revs: list[str]) -> set[str]:
+    """Those of revs that are, or have the patch-id of, a commit that a merge brought into the
+    series branch from outside (its reflog keeps the merge a rebase took out, v14 #1)."""
+    tips = git_run("log", "-g", "--format=%H", f"refs/heads/{SERIES_BRANCH}", cwd=repo).stdout
+    sides = {p for ps in merged_from_outside(repo, base, *set(tips.split())).values() for p in ps}
+    if not revs or not sides:
+        return set()
+    paths = git("log", "--no-walk", "-z", "--format=", "--name-only", *revs, cwd=repo).split("\0")
+    theirs = git("--literal-pathspecs", "rev-list", "--no-merges", *sides, f"^{base}", "--",
+                 *{n.strip("\n") for n in paths} - {""}, cwd=repo).split()  # fmt: skip
+    same = set(patch_ids(repo, "--no-walk", *theirs).values()) if theirs else set()
+    mine = patch_ids(repo, "--no-walk", *revs)
+    return {r for r in revs if r in theirs or mine.get(r) in same}
 
 
 # One definition of the format-patch arguments (export, port, pr, rebase). Every option

@@ -30,6 +30,7 @@ from .git import (
     names_in,
     note_names,
     object_id,
+    patch_ids,
     rebase_stop,
     set_note,
 )
@@ -151,9 +152,10 @@ def finish(root, fork, series, drops) -> int:
     )  # fmt: skip
     try:
         p = plan(fork, root, series, drops, state=check_tree(fork, root, moved), base_commit=onto)
-    except SeriesError as e:
+    except SeriesError as e:  # its way on is this rebase's --continue, not export (v14 #3)
+        said = str(e).replace("export again", "te-series rebase --continue")
         raise SeriesError(
-            f"{e}\n(After a rebase: te-series rebase --continue [--drop NAME], or --abort.)"
+            f"{said}\n(After a rebase: te-series rebase --continue [--drop NAME], or --abort.)"
         ) from None
     write(root, p, extra={series.base_file: toml.encode()})
     report(root, p, dry=False)
@@ -240,12 +242,11 @@ def rebased_from(fork, state, top: str) -> dict[str, str]:
         return {}
 
     def keys(revs: str) -> list[tuple[str, list]]:
-        out = lambda *a, **k: git_run(*a, cwd=fork, text=False, **k).stdout  # noqa: E731
-        diffs = out("log", "-p", "--no-renames", "--format=commit %H", revs)
-        ids = dict(l.split()[::-1] for l in out("patch-id", "--stable", input=diffs).splitlines())
-        log = out("log", "-z", "--date=raw", "--format=%H%n%an <%ae> %ad%n%B", revs)
+        ids = patch_ids(fork, revs)
+        log = git_run("log", "-z", "--date=raw", "--format=%H%n%an <%ae> %ad%n%B", revs,
+                      cwd=fork, text=False).stdout  # fmt: skip
         recs = [r.split("\n", 2) for r in log.decode("utf-8", "surrogateescape").split("\0") if r]
-        return [(r, [ids.get(r.encode()), f"{who}\n{m}", m.split("\n")[0]]) for r, who, m in recs]
+        return [(r, [ids.get(r), f"{who}\n{m}", m.split("\n")[0]]) for r, who, m in recs]
 
     old, new, found = keys(f"{state.base}..{state.rebase_from}"), keys(f"{top}..HEAD"), {}
     for tier in range(3):

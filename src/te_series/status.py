@@ -6,9 +6,12 @@ from .worktree import describe_tree, WorkTree
 
 
 def run(args) -> int:
-    found = WorkTree.existing(args.root)
-    for tree in found:
-        print(describe_tree(tree, args.root))
-    if not found:
-        print("no fork/: te-series apply makes one")
+    for last in (False, True):  # a tree another te-series swapped away meanwhile: again (v14 #4)
+        try:
+            said = [describe_tree(tree, args.root) for tree in WorkTree.existing(args.root)]
+            break
+        except OSError:
+            if last:
+                raise
+    print("\n".join(said or ["no fork/: te-series apply makes one"]))
     return 0

@@ -186,6 +186,13 @@ def one_at_a_time(root: Path, verb: str):
         os.close(fd)
 
 
+def locked(root: Path) -> bool:
+    """Whether a verb that writes holds the project's lock now (one_at_a_time)."""
+    with contextlib.suppress(SeriesError), one_at_a_time(root, ""):
+        return False
+    return True
+
+
 def read_text(path: Path, root: Path | None = None) -> str:
     """A project text file as UTF-8; an error naming the file, line and byte when it is not."""
     data = Path(path).read_bytes()
