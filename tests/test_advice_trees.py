@@ -1132,7 +1132,7 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     ),
     # worktree.refuse_unmovable, worktree.not_a_work_tree: links to nothing, loops (v11 #6, #9)
     **{
-        f"{verb[0]}-fork-is-a-link-to-{to}": (
+        f"{'apply-force' if verb == FORCE else verb[0]}-fork-is-a-link-to-{to}": (
             fork_is_a_link(to), verb, "fork is no work tree (a file, a link to nothing",
             [status_says("fork/: fork is no work tree"),
              run(r"\((mv fork fork\.old)\), then (te-series apply --te-src PATH)")], EXPORT,
