@@ -10,6 +10,7 @@ edit), and the verb that then goes through.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import re
 import shlex
@@ -653,6 +654,32 @@ def full_disk_in_the_second_am(c) -> None:
     c.monkeypatch.setattr(worktree, "am", am)
 
 
+def full_disk_at_a_record(c) -> None:
+    """A fresh apply whose record after patch 2 finds the disk full (tool-review-v11 #5): the
+    tool's own write fails (a raw "[Errno 28]" before); the space is back at once."""
+    shutil.rmtree(c.fork)
+    real, calls = worktree.write_atomic, []
+
+    def write_atomic(path, data):
+        calls.append(1)
+        if len(calls) == 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(path, data)
+
+    c.monkeypatch.setattr(worktree, "write_atomic", write_atomic)
+
+
+def again(*verb: str):
+    """A step: the message's "run the command again", as it says."""
+
+    def step(c, out):
+        advice(out, r"(then run the command again)")
+        rc, said = c.te(*verb)
+        assert rc == 0, said
+
+    return step
+
+
 def status_says(*words: str):
     """A step: te-series status says the same as the stop."""
 
@@ -1125,6 +1152,10 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
          run(rf"a full disk, .+\); then `(te-series apply --continue)` applies {P2} again")],
         EXPORT,
     ),
+    "apply-full-disk-at-the-tools-own-write": (
+        full_disk_at_a_record, APPLY, "No space left on device (not the series': fix that",
+        [status_says("no fork/: te-series apply makes one"), again(*APPLY)], EXPORT,
+    ),
     "apply-crlf-committed": (
         crlf_committed, FORCE, "It was committed so",
         [run(r"and commit that: (sed -i .+? && git commit -q -m 'LF line ends' \S+); then "
@@ -1132,13 +1163,15 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     ),
     # worktree.refuse_unmovable, worktree.not_a_work_tree: links to nothing, loops (v11 #6, #9)
     **{
-        f"{verb[0]}-fork-is-a-link-to-{to}": (
+        f"{named}-fork-is-a-link-to-{to}": (
             fork_is_a_link(to), verb, "fork is no work tree (a file, a link to nothing",
             [status_says("fork/: fork is no work tree"),
              run(r"\((mv fork fork\.old)\), then (te-series apply --te-src PATH)")], EXPORT,
         )
         for to in ("nothing", "itself")
-        for verb in (APPLY, FORCE, EXPORT, ONTO_MAIN)
+        for named, verb in {"apply": APPLY, "apply-force": FORCE, "export": EXPORT,
+                            "rebase": ONTO_MAIN, "apply-continue-no-rebuild": ("apply", "--continue")
+                            }.items()  # fmt: skip
     },
     "apply-continue-fork-is-a-link-to-nothing": (
         rebuilt_then_link_to_nothing, ("apply", "--continue"), "fork is no work tree",

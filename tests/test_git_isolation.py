@@ -402,6 +402,35 @@ def test_a_rebase_refuses_a_message_line_that_starts_with_a_hash_before_it_moves
     assert "\nPR #3410 caches the fused op lists.\nLists" in path.read_text()
 
 
+@pytest.mark.parametrize("config", [
+    '[core]\n\tcommentChar = ";"\n',  # git's cleanup drops the ';' line: the message cut
+    "[commit]\n\tcleanup = verbatim\n\tstatus = true\n",  # git's help text kept: added to
+], ids=["cut", "added-to"])  # fmt: skip
+def test_a_rebase_conflicts_continue_keeps_the_message_as_it_was(project, upstream, isolated,
+                                                                 config, capsys):  # fmt: skip
+    """tool-review-v11 #1, both ways: te-series rebase --continue after a conflict commits with
+    an editor step (GIT_EDITOR=true), so git cleans the message as the user's config says:
+    the default cuts every comment line (a '#' one; here commentChar ';', as export refuses
+    '#' lines), `verbatim` keeps git's help text and a blank line. The door pins whitespace
+    cleanup and no status text: the message stays byte for byte as the patch has it."""
+    series = make_series(project, upstream, THREE)
+    name = series.names()[1]
+    path = series.dir / name
+    path.write_text(path.read_text().replace("\nLists", "\n; the callers index them.\nLists"))
+    save(project, "a ';' line")
+    before = read_patch(path).message
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    isolated.write_text(config)
+    commit(upstream, CONFLICTING, "Upstream returns sets")
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    (project / "fork/transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
+    sh("git", "add", "-A", cwd=project / "fork")
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0, out
+    mine = sh("git", "log", "-1", "--format=%B", "HEAD~1", cwd=project / "fork")
+    assert mine == before + "\n" and read_patch(path).message == before, mine
+
+
 def test_export_at_a_rebase_stop_says_the_continue_that_keeps_the_message(three, project,
                                                                           upstream, capsys):  # fmt: skip
     """v12 #1: export at a te-series rebase's conflict said git's own rebase --continue; it

@@ -29,6 +29,7 @@ from .worktree import (
     describe_tree,
     drop_args,
     make_tree,
+    not_a_work_tree,
     read_state,
     report_absent,
     settle,
@@ -181,8 +182,11 @@ def run(args) -> int:
     if args.continue_ or args.skip:
         wt = WorkTree(root, args.port)
         tree = wt.current
+        if tree.is_symlink() and not tree.exists():  # a link to nothing (v11 #6)
+            raise not_a_work_tree(tree, root)
         if not tree.exists():
-            raise SeriesError(f"{rel(tree, root)}/ does not exist; nothing to continue")
+            raise SeriesError(f"{rel(tree, root)}/ does not exist; nothing to continue (make it: "
+                              f"{wt.verbs()['make']})")  # fmt: skip
         try:
             resume(root, tree, skip=args.skip)
         except PatchFailed as err:

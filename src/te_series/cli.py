@@ -170,7 +170,11 @@ def main(argv=None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except (SeriesError, OSError) as e:
-        said = f"{e.strerror}: {e.filename}" if isinstance(e, OSError) and e.filename else e
+        said = e
+        if isinstance(e, OSError) and e.strerror:  # the file system's doing (v11 #5): say so
+            said = (f"{e.strerror}{f': {e.filename}' if e.filename else ''} (not the series': fix "
+                    "that, e.g. free space or a permission; then run the command again; "
+                    "te-series status says where the work trees stand)")  # fmt: skip
         if args.verb not in WRITERS and root is not None and locked(root):  # v14 #4
             said = (f"another te-series command is running in {root} and changed the work trees "
                     f"while {args.verb} read them ({said}); run te-series {args.verb} again once "

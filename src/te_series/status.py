@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .util import locked
 from .worktree import describe_tree, WorkTree
 
 
@@ -13,5 +14,9 @@ def run(args) -> int:
         except OSError:
             if last:
                 raise
-    print("\n".join(said or ["no fork/: te-series apply makes one"]))
+    said = said or ["no fork/: te-series apply makes one"]
+    if locked(args.root):  # its trees are half made: wait, not go on (v11 #8)
+        said.insert(0, "another te-series command is running in this project (below: how far it "
+                    "got): wait until it has ended, then run te-series status again")  # fmt: skip
+    print("\n".join(said))
     return 0

@@ -348,7 +348,7 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed) -> str:
             f"{folder}/{state.failed} has CRLF line ends from its first line on, and git am "
             "cannot apply it so. "
         ) + (
-            f"It was committed so (an editor wrote them; v11 #7): take one CR off each line "
+            f"It was committed so (an editor wrote them): take one CR off each line "
             f"and commit that: sed -i 's/\\r$//' {file} && git commit -q -m 'LF line ends' "
             f"{file}; then rebuild ({verbs['rebuild']}).\n"
             if committed
