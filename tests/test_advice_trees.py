@@ -1180,7 +1180,8 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     "port-edit-fork-port-is-a-file": (
         fork_port_is_a_file, ("port", "--edit", "--release", "10.0.0"),
         "fork-port is a file, not the folder of the port trees",
-        [run(r"\((mv fork-port fork-port\.old)\), then (te-series port --edit --release "
+        [status_says("fork-port is a file, not the folder of the port trees"),
+         run(r"\((mv fork-port fork-port\.old)\), then (te-series port --edit --release "
              r"10\.0\.0)")], ("export", "--port", "10.0.0", "--dry-run"),
     ),
     # worktree.stopped_message: the skip of a stop without conflict; a diff for an empty patch

@@ -213,12 +213,9 @@ class WorkTree:
         tree, new, root = self.path, self.new, self.root
         stamp = backup_stamp(root)
         verbs = self.verbs()
-        if not tree.parent.is_dir() and (tree.parent.exists() or tree.parent.is_symlink()):
-            held = rel(tree.parent, root)
-            raise SeriesError(  # fork-port a file (v11 #9)
-                f"{held} is a file, not the folder of the port trees: move it away (mv {held} "
-                f"{held}.old), then {verbs['make']}."
-            )
+        held = self.release is not None and port_folder_held(root, verbs["make"])
+        if held:
+            raise held
         if new.exists() and not force:
             raise SeriesError(
                 f"{rel(new, root)}/ holds an unfinished apply:\n{describe_tree(new, root)}\n"
@@ -255,6 +252,17 @@ class WorkTree:
         """After --continue completed path: swap it in if it is the rebuild (keeping the old
         tree whole); return what was kept."""
         return swap_in(path, self.path, self.root) if path == self.new else []
+
+
+def port_folder_held(root: Path, then: str) -> SeriesError | None:
+    """fork-port, the folder of the port trees, held by a file or a link to nothing (v11 #9)."""
+    held = root / "fork-port"
+    if held.is_dir() or not (held.exists() or held.is_symlink()):
+        return None
+    return SeriesError(
+        "fork-port is a file, not the folder of the port trees: move it away (mv fork-port "
+        f"fork-port.old), then {then}."
+    )
 
 
 def not_a_work_tree(tree: Path, root: Path) -> SeriesError:
