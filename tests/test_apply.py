@@ -248,6 +248,30 @@ def test_continue_refuses_a_series_changed_since_apply(three, project, upstream,
     assert read_state(project / "fork").applied == 1
 
 
+def test_continue_keeps_a_file_of_mine_where_the_patch_it_runs_again_writes(
+    three, project, upstream, capsys
+):
+    """A stop that is not the patch's doing (a draft of mine where the next patch adds its
+    file): --continue, as the stop says, keeps my file in a stash, never deletes it (v15 #1)"""
+    names = three.names()
+    move_upstream(project, upstream, CONFLICTING)
+    shutil.rmtree(project / "fork")
+    assert te("apply", "--te-src", str(upstream))[0] == 2
+    fork = project / "fork"
+    sh("git", "am", "--abort", cwd=fork)
+    commit(fork, GOOD_CHANGE, GOOD_MSG)
+    (fork / "tests/test_more.py").write_text("my draft\n")
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 2 and "te-series apply --continue" in out, out
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 0 and "git -C fork stash pop" in out, out
+    assert read_state(fork).complete
+    kept = sh("git", "show", "stash@{0}^3:tests/test_more.py", cwd=fork)  # its untracked files
+    assert kept == "my draft\n"
+    assert te("export")[0] == 0
+    assert three.names() == names
+
+
 def test_continue_after_committing_the_fix_with_git_commit(three, project, upstream, capsys):
     names = three.names()
     fork = stop_and_resolve(project, upstream)

@@ -5,6 +5,7 @@ a bug is one line too (README guarantees).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -264,3 +265,24 @@ def test_status_while_another_verb_swaps_a_tree_in_reads_again_or_says_so(three,
     rc, out = te("status", capsys=capsys)
     assert rc == 2 and "No such file or directory: " in out, out
     assert "PosixPath" not in out and "Errno" not in out and "another te-series" not in out, out
+
+
+@pytest.mark.parametrize("where", ("untracked file name", "patch subject"))
+def test_bytes_that_are_not_utf8_from_git_give_a_message(three, project, upstream, capsys, where):
+    """A Latin-1 name of an untracked file in fork/ (export), or a Latin-1 byte in a patch's
+    subject (apply, where git am prints it): a message, not an internal error (v15 #2)"""
+    if where == "untracked file name":
+        (project / "fork" / os.fsdecode(b"notes-caf\xe9.txt")).write_text("x\n")
+        verb = ("export",)
+    else:
+        patch = sorted((project / "patches").glob("0002-*.patch"))[0]
+        patch.write_bytes(
+            patch.read_bytes().replace(b"Subject: [PATCH] ", b"Subject: [PATCH] \xe9", 1)
+        )
+        save(project, "a Latin-1 byte in 0002's subject")
+        verb = ("apply", "--force", "--te-src", str(upstream))
+    rc, out = te(*verb, capsys=capsys)
+    assert "internal error" not in out and "Traceback" not in out, out
+    assert rc in (0, 2), out
+    if where == "untracked file name":
+        assert rc == 2 and "notes-caf" in out, out

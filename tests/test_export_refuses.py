@@ -703,7 +703,7 @@ def test_a_pr_whose_commit_moved_is_told_to_move_its_block_not_to_go(three, proj
     p1, p2, p3, p4 = three.names()
     group_prs(three, f"# pr: a on main\n{p1}\n# pr: b on main\n{p2}\n{p3}\n# pr: c on a\n{p4}\n",
               "three PRs")  # fmt: skip
-    move = "f(){ l=$(sed -n 4p \"$1\"); sed -i 4d \"$1\"; sed -i \"1a $l\" \"$1\"; }; f"
+    move = 'f(){ l=$(sed -n 4p "$1"); sed -i 4d "$1"; sed -i "1a $l" "$1"; }; f'
     sh("git", "rebase", "-q", "-i", "HEAD~4", cwd=fork, env={"GIT_SEQUENCE_EDITOR": move})
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 2 and f"commit(s) ({p4}) are in fork/ with their notes, only moved" in out, out

@@ -122,7 +122,7 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
             _take(tree, state, name, ["HEAD"], patch)
     else:
         if busy:  # interrupted inside git am, or it failed not for the patch: run it again
-            abort_am(tree, patch)
+            abort_am(tree, patch, name_)
         fresh = _unnoted(tree, state)
         if state.failed and not fresh and refiled:
             print(f"{name} changed since apply stopped on it: applying it as it is now")

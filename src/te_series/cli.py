@@ -142,6 +142,9 @@ WRITERS = {"apply", "export", "rebase", "port", "build", "pr"}
 
 def main(argv=None) -> int:
     stop_as_ctrl_c()
+    for stream in (sys.stdout, sys.stderr):  # a file name git gave that is not UTF-8 (v15 #2)
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         # `test` passes what it does not know to pytest (`test -q`, `test -x tests`);
         # argparse's REMAINDER alone refuses an option as the first extra argument.

@@ -260,9 +260,11 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             where = (
                 "an upstream prerequisite, which te-series keeps below the series"
                 if r in prerequisite
-                else "below the first series patch"
-                if r in below
-                else "upstream's change, which a merge (git pull) brought into fork/"
+                else (
+                    "below the first series patch"
+                    if r in below
+                    else "upstream's change, which a merge (git pull) brought into fork/"
+                )
             )
             said.append(f"{log1(tree, '%h %s', r)} ({where})")
         top = upstream[-1]

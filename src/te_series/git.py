@@ -130,12 +130,14 @@ def git_run(
     am, index or checkout). A git killed by SIGINT all the same (kill -INT of git itself) is
     reported as the interruption it is.
     """
+    as_text = not isinstance(input, bytes) if text is None else text
     with no_interrupt():
         proc = subprocess.run(
             ["git", *GIT_OVERRIDES, *args],
             cwd=cwd,
             capture_output=True,
-            text=not isinstance(input, bytes) if text is None else text,
+            text=as_text,
+            errors="surrogateescape" if as_text else None,  # a name that is not UTF-8 (v15 #2)
             env=git_env(env),
             input=input,
             check=False,

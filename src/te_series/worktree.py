@@ -317,7 +317,8 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed) -> str:
         lock = git_path(tree, "index.lock")
         fix = (f"{rel(lock, root)} is there: a git that was killed left it; once no other git "
                f"runs in {name}/, remove it (rm {rel(lock, root)})" if lock.exists() else "fix "
-               "what git says above (a full disk, a file or folder git may not write, a link)")  # fmt: skip
+               "what git says above (a full disk, a file or folder git may not write, a link; "
+               "changes of yours to the patch's files, which --continue keeps in a stash)")  # fmt: skip
         return text + (
             f"{name}/ holds {count_patches(state.applied, len(state.patches))}. Its diff applies "
             f"to {name}/, so this is not the patch: git could not do its work there. Fix that: "
@@ -616,15 +617,23 @@ def am(repo: Path, patch: Path, include: str | None = None) -> subprocess.Comple
     return git_run(*args, str(patch), cwd=repo)
 
 
-def abort_am(repo: Path, patch: Path | None = None) -> None:
-    """End a stopped git am. With the patch it runs again: its files go back to HEAD too, as
-    an am that failed while writing (a full disk) leaves them changed, unrecorded (v12 #7)."""
+def abort_am(repo: Path, patch: Path | None = None, shown: str = "fork") -> None:
+    """End a stopped git am. With the patch it runs again: what its files hold that HEAD does
+    not goes into a stash, never away: an am that failed while writing (a full disk) leaves
+    them changed, unrecorded (v12 #7), and they may be the user's own edits (v15 #1)."""
     git_run("am", "--abort", cwd=repo)
-    for path in [f.path for f in read_patch(patch).files] if patch else []:
-        if object_id(repo, f"HEAD:{path}"):
-            git("checkout", "HEAD", "--", path, cwd=repo)
-        elif (repo / path).is_file() and not git("ls-files", "--", path, cwd=repo):
-            (repo / path).unlink()  # a new file of the patch, written but never added
+    paths = [f.path for f in read_patch(patch).files] if patch else []
+    status = paths and git_run("status", "--porcelain", "-z", "--untracked-files=all", "--",
+                               *paths, cwd=repo).stdout  # fmt: skip
+    changed = [entry[3:] for entry in (status or "").split("\0") if entry[3:]]
+    if changed:
+        message = f"te-series: {shown}/'s changes to the files of {patch.name}, before it ran again"
+        git("stash", "push", "-q", "--include-untracked", "-m", message, "--", *changed, cwd=repo)
+        print(
+            f"{shown}/ had changes to files of {patch.name} that HEAD does not have (yours, or "
+            f"a failed git am's): {', '.join(changed)}. They are kept in git -C {shown} stash "
+            f"list (stash@{{0}}); git -C {shown} stash pop brings them back once the patch is in."
+        )
 
 
 def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> tuple[str, bool]:
