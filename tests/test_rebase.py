@@ -119,6 +119,32 @@ def test_conflicts_lines_of_a_plain_commit_at_a_stop_are_refused_and_rewording_g
     assert read_patch(three.dir / names[1]).message == body  # no '#' line, nothing else lost
 
 
+def test_notes_lost_by_gits_own_continue_are_named_not_taken_for_drops(
+    three, project, upstream, capsys
+):
+    """v15 #4: a stopped rebase finished with git's own rebase --continue in a shell whose
+    GIT_NOTES_REWRITE_REF keeps notes elsewhere: the commits lost their patch-name notes, not
+    their patches. The tool's --continue names each with its notes command (never --drop);
+    running those as written finishes the rebase, the patches unchanged."""
+    names, fork = three.names(), project / "fork"
+    before = {n: (three.dir / n).read_bytes() for n in names}
+    commit(upstream, CONFLICTING, "Upstream returns sets")
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    (fork / "transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
+    sh("git", "add", "-A", cwd=fork)
+    env = {"GIT_NOTES_REWRITE_REF": "refs/notes/commits", "GIT_EDITOR": "true"}
+    sh("git", "rebase", "--continue", cwd=fork, env=env)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 2 and "became empty" not in out and "rebase --continue --drop" not in out, out
+    steps = re.findall(r": (git -C fork notes --ref=te-series add -f -m \S+ \w+)", out)
+    assert len(steps) == 3, out  # git's continue rewrote every commit of the series
+    for step in steps:
+        sh(*shlex.split(step), cwd=project)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0 and three.names() == names, out
+    assert (three.dir / names[0]).read_bytes() == before[names[0]]  # the conflict was in 0002
+
+
 def test_rebase_refuses_a_series_commit_as_the_new_base(three, project, upstream, capsys):
     fork = project / "fork"
     head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()

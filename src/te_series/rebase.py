@@ -11,6 +11,7 @@ messages kept, `--abort` puts fork/ back (README: Moving to a new upstream commi
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shlex
@@ -37,7 +38,7 @@ from .git import (
 from .series import base_text_with_commit, load_series
 from .base import apply_prerequisites, prerequisite_top
 from .worktree import drop_args, read_state, WorkTree, write_state
-from .export import check_tree, plan, report, write
+from .export import check_tree, plan, refuse_unnoted, report, write
 
 
 def resolve(fork, onto: str, te_src, base: str) -> str:
@@ -101,6 +102,19 @@ def carry_prerequisites(fork, series, onto: str) -> dict[str, str]:
             git("checkout", "-q", "-f", SERIES_BRANCH, cwd=fork)
 
 
+@contextlib.contextmanager
+def export_refusal():
+    """One of export's refusals inside a rebase: its way on is this rebase's --continue, not
+    export (v14 #3)."""
+    try:
+        yield
+    except SeriesError as e:
+        said = str(e).replace("export again", "te-series rebase --continue")
+        raise SeriesError(
+            f"{said}\n(After a rebase: te-series rebase --continue [--drop NAME], or --abort.)"
+        ) from None
+
+
 def finish(root, fork, series, drops) -> int:
     state = read_state(fork)
     onto = state.rebase_onto
@@ -125,6 +139,9 @@ def finish(root, fork, series, drops) -> int:
     held = names_in(fork, f"{top}..HEAD")
     gone = [n for n in listed if n not in held and n not in drops]
     if gone:
+        revs = commits(fork, f"{top}..HEAD")
+        with export_refusal():  # a commit that lost its note is no dropped patch (v15 #4)
+            refuse_unnoted(fork, root, series, gone, revs, {r: note_names(fork, r) for r in revs})
         merged = [n for n in gone if change_in_tree(fork, state, n, gone)]
         skipped = [n for n in gone if n not in merged]
         said = []
@@ -150,13 +167,8 @@ def finish(root, fork, series, drops) -> int:
         state, base=top, upstream=onto, prerequisites=carried, rebase_onto=None,
         rebase_from=None, rebase_prerequisites=None,
     )  # fmt: skip
-    try:
+    with export_refusal():
         p = plan(fork, root, series, drops, state=check_tree(fork, root, moved), base_commit=onto)
-    except SeriesError as e:  # its way on is this rebase's --continue, not export (v14 #3)
-        said = str(e).replace("export again", "te-series rebase --continue")
-        raise SeriesError(
-            f"{said}\n(After a rebase: te-series rebase --continue [--drop NAME], or --abort.)"
-        ) from None
     write(root, p, extra={series.base_file: toml.encode()})
     report(root, p, dry=False)
     print(f"rebased onto {onto}; {rel(series.base_file, root)} [upstream] commit updated")
