@@ -1170,8 +1170,9 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         )
         for to in ("nothing", "itself")
         for named, verb in {"apply": APPLY, "apply-force": FORCE, "export": EXPORT,
-                            "rebase": ONTO_MAIN, "apply-continue-no-rebuild": ("apply", "--continue")
-                            }.items()  # fmt: skip
+                            "rebase": ONTO_MAIN, "apply-continue-no-rebuild": ("apply", "--continue"),
+                            "rebase-abort": ("rebase", "--abort"),  # v15 #7
+                            "rebase-continue": ("rebase", "--continue")}.items()  # fmt: skip
     },
     "apply-continue-fork-is-a-link-to-nothing": (
         rebuilt_then_link_to_nothing, ("apply", "--continue"), "fork is no work tree",

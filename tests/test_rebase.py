@@ -145,6 +145,30 @@ def test_notes_lost_by_gits_own_continue_are_named_not_taken_for_drops(
     assert (three.dir / names[0]).read_bytes() == before[names[0]]  # the conflict was in 0002
 
 
+def test_an_unstaged_edit_at_a_stop_is_named_and_its_advice_keeps_it_out_of_the_patch(
+    three, project, upstream, capsys
+):
+    """v15 #6: at a rebase's stop, an edit of mine that is not the resolution, unstaged: git
+    says "git add" (which would put it into the patch). The tool names the file and says to
+    put it aside; doing so finishes the rebase with the edit in no patch."""
+    names, fork = three.names(), project / "fork"
+    commit(upstream, CONFLICTING, "Upstream returns sets")
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    (fork / "transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
+    sh("git", "add", "-A", cwd=fork)
+    scratch = fork / "transformer_engine/pytorch/other.py"
+    scratch.write_text(scratch.read_text() + "# scratch, not for the series\n")
+    capsys.readouterr()
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 2 and "not staged: transformer_engine/pytorch/other.py" in out, out
+    (step,) = re.findall(r"put the rest aside \((git -C fork stash push) -- FILE\)", out)
+    sh("git", *shlex.split(step)[3:], "--", "transformer_engine/pytorch/other.py", cwd=fork)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0, out
+    assert not any(b"scratch" in (three.dir / n).read_bytes() for n in names)
+    assert "scratch" in sh("git", "stash", "show", "-p", cwd=fork)
+
+
 def test_rebase_refuses_a_series_commit_as_the_new_base(three, project, upstream, capsys):
     fork = project / "fork"
     head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()

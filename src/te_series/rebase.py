@@ -37,7 +37,7 @@ from .git import (
 )
 from .series import base_text_with_commit, load_series
 from .base import apply_prerequisites, prerequisite_top
-from .worktree import drop_args, read_state, WorkTree, write_state
+from .worktree import drop_args, not_a_work_tree, read_state, WorkTree, write_state
 from .export import check_tree, plan, refuse_unnoted, report, write
 
 
@@ -303,12 +303,18 @@ def conflict(fork, proc) -> str:
     said = git_said(proc)
     if not files:  # git could not go on, but no file has conflict markers
         at = f" at patch {', '.join(names) or '(a new commit)'} ({subject!r})" if stopped else ""
+        unstaged = git("diff", "--name-only", "-z", cwd=fork).split("\0")[:-1]
+        first = (  # git says "git add" of each; an edit that is not the resolution goes in too
+            f"fork/ has changes not staged: {', '.join(unstaged)}. git -C fork add those that "
+            "resolve the patch; put the rest aside (git -C fork stash push -- FILE)"
+            if unstaged else "a .git/index.lock left by a git that was killed: remove it"
+        )  # fmt: skip
         return (
             f"git rebase in fork/ could not go on{at}, and no file has conflict markers; git "
             "says:\n"
             + said
-            + "Fix what git says first (a .git/index.lock left by a git that was killed: remove "
-            "it); then te-series rebase --continue, or give up: te-series rebase --abort."
+            + f"Fix what git says first ({first}); then te-series rebase --continue, or give "
+            "up: te-series rebase --abort."
         )
     return (
         f"patch {', '.join(names) or '(a new commit)'} ({subject!r}) conflicts in "
@@ -378,6 +384,8 @@ def run(args) -> int:
     fork = WorkTree(root).path
     series = load_series(root)
     drops = args.drop or []
+    if (fork.exists() or fork.is_symlink()) and not (fork / ".git").exists():
+        raise not_a_work_tree(fork, root)  # a file, a link to nothing or a loop (v15 #7)
     if args.abort:
         return abort(fork)
     if args.continue_:
