@@ -261,7 +261,7 @@ def test_f2_op_backward_parameter_grads(grads, size=8):
     x, dy = torch.rand(3, size, requires_grad=True), torch.rand(3, size)
     y = te_ops.Sequential(op)(x)
     if grads == "twice":
-        error = r"fuser_backward must return 1 param grads for basic op 0 \(ScaleGrads\), but got 2$"
+        error = r"fuser_backward must return 1 parameter grads for basic op 0 \(ScaleGrads\), but got 2$"
         with pytest.raises(RuntimeError, match=error):
             y.backward(dy)
         return
