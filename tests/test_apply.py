@@ -92,14 +92,21 @@ def test_resume_after_fixed_patch_then_export_rewrites_only_it(three, project, u
     assert three.names() == names
 
 
-def test_resume_after_user_commits_the_fixed_change(three, project, upstream):
-    names = three.names()
+def stop_then_commit_the_fix(project, upstream):
+    """Apply stops on patch 2 (upstream conflicts); the user aborts git am and commits the
+    fixed change by hand. Returns fork/."""
     move_upstream(project, upstream, CONFLICTING)
     shutil.rmtree(project / "fork")
     assert te("apply", "--te-src", str(upstream))[0] == 2
     fork = project / "fork"
     sh("git", "am", "--abort", cwd=fork)
     commit(fork, GOOD_CHANGE, GOOD_MSG)
+    return fork
+
+
+def test_resume_after_user_commits_the_fixed_change(three, project, upstream):
+    names = three.names()
+    fork = stop_then_commit_the_fix(project, upstream)
     assert te("apply", "--continue")[0] == 0
     assert te("export")[0] == 0
     assert three.names() == names
@@ -254,12 +261,7 @@ def test_continue_keeps_a_file_of_mine_where_the_patch_it_runs_again_writes(
     """A stop that is not the patch's doing (a draft of mine where the next patch adds its
     file): --continue, as the stop says, keeps my file in a stash, never deletes it (v15 #1)"""
     names = three.names()
-    move_upstream(project, upstream, CONFLICTING)
-    shutil.rmtree(project / "fork")
-    assert te("apply", "--te-src", str(upstream))[0] == 2
-    fork = project / "fork"
-    sh("git", "am", "--abort", cwd=fork)
-    commit(fork, GOOD_CHANGE, GOOD_MSG)
+    fork = stop_then_commit_the_fix(project, upstream)
     (fork / "tests/test_more.py").write_text("my draft\n")
     rc, out = te("apply", "--continue", capsys=capsys)
     assert rc == 2 and "te-series apply --continue" in out, out
