@@ -523,3 +523,19 @@ def test_a_second_writing_verb_refuses_while_one_runs(three, project, upstream, 
     rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
     assert rc == 0, out
     assert "another te-series" not in te("status", capsys=capsys)[1]
+
+
+def test_status_of_a_detached_head_says_what_export_refuses(three, project, upstream, capsys):
+    """v15 #5: fork/ on a detached HEAD without the last patch, with a commit of mine on it:
+    status says export's refusal, and its advice takes my commit along; export then writes it"""
+    fork = project / "fork"
+    sh("git", "checkout", "-q", "--detach", "HEAD~1", cwd=fork)
+    commit(fork, {"transformer_engine/pytorch/mine.py": "MINE = 1\n"}, msg("Add mine"))
+    capsys.readouterr()
+    rc, said = te("status", capsys=capsys)
+    assert rc == 0 and "export refuses: fork/ is on no branch (a detached HEAD)" in said, said
+    (step,) = re.findall(r"take them along \((git -C fork checkout series && .*)\)", said)
+    sh("bash", "-c", step, cwd=project)
+    assert te("export")[0] == 0
+    assert len(three.names()) == 4
+

@@ -42,12 +42,12 @@ from .worktree import (
     describe_tree,
     drop_args,
     not_a_work_tree,
+    off_the_series_branch,
     read_state,
     settle,
     State,
     unfinished_port,
     WorkTree,
-    worktrees_of,
     write_state,
 )
 
@@ -95,38 +95,9 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
             "backup)."
         )
     verbs = WorkTree.at(tree).verbs(state)
-    branch = git_run("symbolic-ref", "-q", "HEAD", cwd=tree).stdout.strip()
-    branch = branch[len("refs/heads/") :] if branch.startswith("refs/heads/") else branch
-    if branch != SERIES_BRANCH:
-        ref = f"refs/heads/{SERIES_BRANCH}"
-        have = object_id(tree, ref)
-        mine = []  # HEAD's commits that a checkout of series would leave (upstream's aside)
-        if have:
-            mine = git("rev-list", "--reverse", "HEAD", "--not", ref, "--remotes", cwd=tree).split()
-        named = ", ".join(f"{c[:12]} {log1(tree, '%s', c)!r}" for c in mine)
-        lacks = f"HEAD has commit(s) that {SERIES_BRANCH!r} lacks ({named})"
-        if not have:
-            how = f"put the branch back (git -C {name} checkout -b {SERIES_BRANCH})"
-        elif not mine:
-            how = f"check it out (git -C {name} checkout {SERIES_BRANCH})"
-        elif is_ancestor(tree, ref, "HEAD"):
-            how = f"{lacks}; put them on it (git -C {name} checkout -B {SERIES_BRANCH} HEAD)"
-        else:
-            how = (
-                f"{lacks}; check it out and take them along (git -C {name} checkout "
-                f"{SERIES_BRANCH} && git -C {name} cherry-pick {' '.join(c[:12] for c in mine)})"
-            )
-        held = [rel(p, root) for p, b in worktrees_of(tree).items() if b == SERIES_BRANCH]
-        if held:
-            how = (
-                f"{SERIES_BRANCH!r} is checked out in the worktree {held[0]}: free it there first "
-                f"(git -C {held[0]} checkout --detach; its files and commits stay), then {how}"
-            )
-        where = f"on branch {branch!r}" if branch else "on no branch (a detached HEAD)"
-        raise SeriesError(
-            f"{name}/ is {where}, not on {SERIES_BRANCH!r}, the branch te-series exports: "
-            f"{how}, then export again."
-        )
+    off = off_the_series_branch(tree, root)
+    if off:
+        raise SeriesError(f"{off}, then export again.")
     why = unfinished_port(tree, root, state)
     if why:
         raise SeriesError(why)

@@ -22,6 +22,7 @@ from .util import (
     progress,
     read_text,
     rel,
+    SERIES_BRANCH,
     SeriesError,
     write_atomic,
 )
@@ -452,6 +453,9 @@ def describe_tree(tree: Path, root: Path) -> str:
     elif done and not state.complete:
         head += f", last {done[-1]}"
     lines = [head]
+    off = not busy and off_the_series_branch(tree, root)
+    if off:
+        lines.append(f"  export refuses: {off}")
     for pr, rev in (state.prerequisites or {}).items():
         if rev:
             subject = log1(tree, "%s", rev)
@@ -539,6 +543,42 @@ def backup_stamp(root: Path) -> str:
         n += 1
         stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{n}"
     return stamp
+
+
+def off_the_series_branch(tree: Path, root: Path) -> str | None:
+    """Where HEAD is, when not on the series branch, and how to get back to it with every
+    commit of HEAD's: export's refusal, and a line of status (v15 #5)."""
+    name = rel(tree, root)
+    branch = git_run("symbolic-ref", "-q", "HEAD", cwd=tree).stdout.strip()
+    branch = branch[len("refs/heads/") :] if branch.startswith("refs/heads/") else branch
+    if branch == SERIES_BRANCH:
+        return None
+    ref = f"refs/heads/{SERIES_BRANCH}"
+    have = object_id(tree, ref)
+    mine = []  # HEAD's commits that a checkout of series would leave (upstream's aside)
+    if have:
+        mine = git("rev-list", "--reverse", "HEAD", "--not", ref, "--remotes", cwd=tree).split()
+    named = ", ".join(f"{c[:12]} {log1(tree, '%s', c)!r}" for c in mine)
+    lacks = f"HEAD has commit(s) that {SERIES_BRANCH!r} lacks ({named})"
+    if not have:
+        how = f"put the branch back (git -C {name} checkout -b {SERIES_BRANCH})"
+    elif not mine:
+        how = f"check it out (git -C {name} checkout {SERIES_BRANCH})"
+    elif is_ancestor(tree, ref, "HEAD"):
+        how = f"{lacks}; put them on it (git -C {name} checkout -B {SERIES_BRANCH} HEAD)"
+    else:
+        how = (
+            f"{lacks}; check it out and take them along (git -C {name} checkout "
+            f"{SERIES_BRANCH} && git -C {name} cherry-pick {' '.join(c[:12] for c in mine)})"
+        )
+    held = [rel(p, root) for p, b in worktrees_of(tree).items() if b == SERIES_BRANCH]
+    if held:
+        how = (
+            f"{SERIES_BRANCH!r} is checked out in the worktree {held[0]}: free it there first "
+            f"(git -C {held[0]} checkout --detach; its files and commits stay), then {how}"
+        )
+    where = f"on branch {branch!r}" if branch else "on no branch (a detached HEAD)"
+    return f"{name}/ is {where}, not on {SERIES_BRANCH!r}, the branch te-series exports: {how}"
 
 
 def worktrees_of(tree: Path) -> dict[Path, str]:
