@@ -1,0 +1,20 @@
+from prelude import *
+size=4
+torch.manual_seed(0)
+lin = torch.nn.Linear(size, size)
+mw = MulWeight(size)
+m = te_ops.Sequential(mw)
+x = torch.rand(3, size, requires_grad=True)
+y = m(lin(x)).pow(2).sum()
+(g,) = torch.autograd.grad(y, x, create_graph=True)
+print("dy/dx requires_grad:", g.requires_grad, "(through torch.nn.Linear's weight only)")
+(y + g.pow(2).sum()).backward()
+# reference: same with plain torch
+lin2 = torch.nn.Linear(size, size); lin2.load_state_dict(lin.state_dict())
+w2 = mw.weight.detach().clone().requires_grad_(True)
+x2 = x.detach().clone().requires_grad_(True)
+y2 = (lin2(x2) * w2).pow(2).sum()
+(g2,) = torch.autograd.grad(y2, x2, create_graph=True)
+(y2 + g2.pow(2).sum()).backward()
+print("lin.weight.grad max diff vs torch:", (lin.weight.grad - lin2.weight.grad).abs().max().item())
+print("te weight grad max diff vs torch:", (mw.weight.grad - w2.grad).abs().max().item())
