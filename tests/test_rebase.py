@@ -13,6 +13,7 @@ from series_helpers import (
     commit,
     CONFLICTING,
     FUSER,
+    make_series,
     move_upstream,
     msg,
     patch_bytes,
@@ -474,3 +475,75 @@ def test_a_pr_upstream_squash_merged_is_named_merged_and_drop_finishes(project, 
     rc, out = te(*shlex.split(go_on)[1:], capsys=capsys)
     assert rc == 0, out
     assert series.names() == ["0001-PyTorch-Add-a-test.patch"]  # renumbered
+
+
+def died_mid_pick(project, upstream, capsys):
+    """A rebase that stops at patch 1's conflict (resolved, staged), then, at --continue, has
+    git die mid-pick of patch 2, as git 2.39.5 does on a full disk (seen on a tmpfs: "fatal:
+    sha1 file '.git/index.lock' write error. Out of diskspace"): patch 1's resolution
+    committed (in rewritten-list), patch 2's pick the last line of rebase-merge/done and out of
+    the todo, its changes in the work tree (a new file untracked) but not in the index, no
+    rebase-merge/message, no REBASE_HEAD. Patch 3 changes patch 2's line again. Returns the
+    series and patch 2's commit before the rebase."""
+    other, fuser = "transformer_engine/pytorch/other.py", "transformer_engine/pytorch/fuser.py"
+    series = make_series(project, upstream, [
+        ({fuser: RESOLVED.replace("list(set(values))", "list(values)")}, msg("Return lists")),
+        ({other: '"""Other."""\n\nVALUE = 2\n', "tests/t.py": "T = 1\n"}, msg("Raise VALUE")),
+        ({other: '"""Other."""\n\nVALUE = 3\n'}, msg("Raise VALUE again")),
+    ])  # fmt: skip
+    fork = project / "fork"
+    commit(upstream, CONFLICTING, "Upstream returns sets")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and f"conflicts in {fuser}" in out, out
+    (fork / fuser).write_text(RESOLVED)
+    sh("git", "add", "-A", cwd=fork)
+    # git commits patch 1 and stops before patch 2 (a break); then the pick git died in: moved
+    # from the todo to done, its merge written to the work tree, the index not
+    sh("git", "rebase", "--edit-todo", cwd=fork, env={"GIT_SEQUENCE_EDITOR": "sed -i 1ibreak"})
+    sh("git", "rebase", "--continue", cwd=fork, env={"GIT_EDITOR": "true"})
+    merge = fork / ".git" / "rebase-merge"
+    todo = (merge / "git-rebase-todo").read_text().split("\n", 1)
+    done = (merge / "done").read_text().replace("break\n", "")
+    (merge / "done").write_text(done + todo[0] + "\n")
+    (merge / "git-rebase-todo").write_text(todo[1])
+    picked = todo[0].split()[1]
+    sh("git", "cherry-pick", "--no-commit", picked, cwd=fork)
+    sh("git", "reset", "-q", cwd=fork)
+    assert not (merge / "message").exists() and not (fork / ".git" / "REBASE_HEAD").exists()
+    assert "VALUE = 2" in (fork / other).read_text() and (fork / "tests/t.py").exists()
+    return series, picked
+
+
+def test_a_pick_git_did_not_finish_is_named_and_its_advice_gets_past(project, upstream, capsys):
+    """The disk filled while git picked patch 2 at --continue: the stop said "fix what
+    git says (an index.lock)", and git said "git add" and then "could not read log file
+    message", forever; a pick by hand was called dropped. The stop and status name the patch
+    git did not finish; redoing it as they say, --continue takes it and finishes."""
+    series, picked = died_mid_pick(project, upstream, capsys)
+    names, before = series.names(), patch_bytes(series)
+    rc, out = te("rebase", "--continue", capsys=capsys)  # the disk has room again
+    said = f"git did not finish picking patch {names[1]} ('[PyTorch] Raise VALUE')"
+    assert rc == 2 and said in out and "Fix what git says" not in out, out
+    (advice,) = re.findall(r"^git did not finish picking .*$", out, re.M)
+    assert te("status", capsys=capsys)[1].count(advice) == 1  # status says the same
+    steps = re.findall(r"(?:: |; )(git -C fork [^;(]+?)(?: \(|;)", advice)
+    assert len(steps) == 3 and steps[-1].endswith(f"commit -q -C {picked[:12]}"), advice
+    for step in steps:  # put aside, pick again, commit with the patch's message and author
+        sh(*shlex.split(step), cwd=project)
+    (then,) = re.findall(r"; then (te-series rebase --continue) \(", advice)
+    rc, out = te(*shlex.split(then)[1:], capsys=capsys)
+    assert rc == 0 and "dropped" not in out and series.names() == names, out
+    assert {n: patch_bytes(series)[n] for n in names[1:]} == {n: before[n] for n in names[1:]}
+    assert b"list(set(values))" in (series.dir / names[0]).read_bytes()  # the resolution kept
+
+
+def test_a_pick_git_did_not_finish_made_by_hand_is_taken_as_the_patch(project, upstream, capsys):
+    """The finding's own way out of that stop: the pick's files added and committed with its
+    message and author (git commit -C). --continue takes that commit as the patch, not as a
+    new commit with the patch dropped."""
+    series, picked = died_mid_pick(project, upstream, capsys)
+    names, fork = series.names(), project / "fork"
+    sh("git", "add", "-A", cwd=fork)
+    sh("git", "commit", "-q", "-C", picked, cwd=fork)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0 and series.names() == names, out

@@ -204,6 +204,33 @@ def rebase_stop(repo: Path) -> tuple[str, str]:
     return stop, log1(repo, "%s", stop) if stop else ""
 
 
+def unfinished_pick(repo: Path, take: bool = False) -> str:
+    """What to do where a git rebase died picking a commit (a full disk, a killed git): done's
+    last pick, neither committed (rewritten-list) nor a stop (REBASE_HEAD, message); "" if none,
+    or if HEAD is it picked by hand as said (with take, noted as its patch: apply's _take)."""
+    at, key = git_path(repo, "rebase-merge"), "%an <%ae> %ad%n%B"
+    read = lambda f: (at / f).read_text("utf-8", "replace") if (at / f).is_file() else ""
+    op, _, rest = (read("done").splitlines() or [""])[-1].partition(" ")
+    rev = object_id(repo, f"{rest.partition(' ')[0]}^{{commit}}") if op in ("pick", "p") else ""
+    stopped = (at / "message").exists() or object_id(repo, "REBASE_HEAD")
+    if not rev or stopped or rev in read("rewritten-list"):
+        return ""
+    names, tree, short = note_names(repo, rev), repo.name, rev[:12]
+    if not note_names(repo, "HEAD") and log1(repo, key) == log1(repo, key, rev):
+        if take and names:
+            set_note(repo, "HEAD", "\n".join(names))
+        return ""
+    return (
+        f"git did not finish picking patch {', '.join(names) or '(a new commit)'} "
+        f"({log1(repo, '%s', rev)!r}): it died mid-pick (a full disk? a killed git?), not at a "
+        f"conflict, so {tree}/ may hold part of it. Make room if the disk is full, then pick it "
+        f"again by hand: git -C {tree} stash push -u (puts aside what git half wrote); git -C "
+        f"{tree} cherry-pick --no-commit {short} (on a conflict: resolve, git -C {tree} add the "
+        f"files); git -C {tree} {KEEP_MESSAGES} commit -q -C {short}; then te-series rebase "
+        "--continue (it takes that commit as the patch). Or give up: te-series rebase --abort."
+    )
+
+
 def git_said(proc, last: int = 20, edit=lambda line: line) -> str:
     """What a git run said, for a message: its last lines, indented, without its hints and
     its own ways on (`run "git am --continue"`: the tool's message says how to go on, in a

@@ -34,6 +34,7 @@ from .git import (
     patch_ids,
     rebase_stop,
     set_note,
+    unfinished_pick,
 )
 from .series import base_text_with_commit, load_series
 from .base import apply_prerequisites, prerequisite_top
@@ -121,6 +122,7 @@ def finish(root, fork, series, drops) -> int:
     carried = state.rebase_prerequisites or {}
     top = prerequisite_top(onto, carried)
     if in_progress(fork) == "a git rebase":
+        unfinished_pick(fork, take=True)  # a pick by hand, as the stop says, is the patch
         proc = git_run("rebase", "--continue", cwd=fork, env={"GIT_EDITOR": "true"})
         if proc.returncode != 0:
             raise SeriesError(conflict(fork, proc))
@@ -301,6 +303,8 @@ def conflict(fork, proc) -> str:
     files, (stopped, subject) = conflicted(fork), rebase_stop(fork)
     names = note_names(fork, stopped) if stopped else []
     said = git_said(proc)
+    if not files and (why := unfinished_pick(fork)):
+        return f"git rebase in fork/ stopped; git says:\n{said}{why}"
     if not files:  # git could not go on, but no file has conflict markers
         at = f" at patch {', '.join(names) or '(a new commit)'} ({subject!r})" if stopped else ""
         unstaged = git("diff", "--name-only", "-z", cwd=fork).split("\0")[:-1]

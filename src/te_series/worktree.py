@@ -39,6 +39,7 @@ from .git import (
     names_in,
     object_id,
     set_note,
+    unfinished_pick,
 )
 from .series import read_patch, Series
 from .base import apply_prerequisites, Base, prerequisite_top
@@ -473,9 +474,10 @@ def describe_tree(tree: Path, root: Path) -> str:
         lines.append(f"  {busy} is in progress in {name}")
     if state.rebase_onto and busy == "a git rebase":
         lines.append(
-            f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: resolve, git "
-            f"-C {name} add the files, then te-series rebase --continue (or --abort)"
-        )
+            f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: "
+            + (unfinished_pick(tree) or f"resolve, git -C {name} add the files, then te-series "
+               "rebase --continue (or --abort)")  # git died mid-pick: the stop's words
+        )  # fmt: skip
     elif state.rebase_onto:
         lines.append(
             f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: "
