@@ -41,6 +41,8 @@
 #  gpu/hostperf.py over main ($B) and those tips, interleaved rounds in one job
 #  (H200_OVERHEAD_TREES, _ROUNDS (6), _STEPS (50), _S (420 s budget)); collect brings back
 #  overhead.txt (the report) and overhead.jsonl.
+#  Retain-graph (issue 28): `start build base rg l0 l0-base` with H200_L0_ARGS="--only
+#  test_fusible_ops --workers 12": stage rg is gpu/rg_cuda.sh; collect brings back rg.tar.xz.
 #  Knobs: H200_BASE_ROUTING (caller; both runs the channel halves on the base too),
 #  H200_L0_BUDGET (480), H200_L0_SLOTS (20 xdist workers + serial files at once),
 #  H200_L0_ARGS (e.g. "--only test_fusible_ops"), H200_PERF_ROUNDS (8), H200_BLOCKS_S (200).
@@ -348,6 +350,7 @@ pipeline() {
       build) st_build ;; base) st_base ;; l0) st_l0 ;; l0-base) st_l0_base ;; blocks) st_blocks ;;
       l0-base+blocks) st_l0_base_blocks ;; perf) st_perf ;; basetests) st_basetests ;;
       prs) st_prs ;; hostperf) st_hostperf ;; overhead) st_overhead ;;
+      rg) OUT= bash "$REPO/gpu/rg_cuda.sh" > "$LOG/rg.log" 2>&1 ;;
       *) say "unknown stage $st"; false ;;
     esac
     local rc=$?
@@ -436,6 +439,7 @@ print(json.dumps(r, indent=1))" "$S/perf" > "$out/perf.json"
   cp "$S"/hostperf/rounds.jsonl "$out/hostperf.jsonl" 2>/dev/null
   cp "$S"/overhead/rounds.jsonl "$out/overhead.jsonl" 2>/dev/null
   cp "$S"/overhead/report.txt "$out/overhead.txt" 2>/dev/null
+  [ -d "$S/rg" ] && tar -cJf "$out/rg.tar.xz" -C "$S/rg" --exclude='tree-*' . 2>/dev/null
   tar -cJf "$out/logs.tar.xz" -C "$t" logs junit 2>/dev/null
   ls -la "$out"
 }
@@ -447,6 +451,6 @@ case ${1:-status} in
   wait) cmd_wait "${2:-560}" ;;
   status) cmd_status ;;
   collect) cmd_collect ;;
-  build|base|l0|l0-base|blocks|perf|basetests|prs|hostperf|overhead) setup || exit 1; launch "$1" ;;
+  build|base|l0|l0-base|blocks|perf|basetests|prs|hostperf|overhead|rg) setup || exit 1; launch "$1" ;;
   *) echo "usage: $0 start [STAGES]|setup|wait [S]|status|collect|build|base|l0|l0-base|blocks|perf" >&2; exit 2 ;;
 esac

@@ -9,7 +9,7 @@
 # 2. TestRetainGraph of retain-graph's test file on retain-graph's sources, on contract's
 #    sources (the tests of the fix must fail there), and on fork/ (the whole series: the
 #    plan's tip), each with its junit xml;
-# 3. host time per step of bench/retain_graph_host.py (TE's LayerNorm, Linear and GELU ops,
+# 3. host time per step of bench/retain_graph_host.py (RG_ROUNDS rounds, default 8) (TE's LayerNorm, Linear and GELU ops,
 #    which save tensors; normal training), retain-graph against contract, alternating order.
 # Writes $S/rg/: summary.txt, tests-*.xml, tests-*.log, host.jsonl, and copies them to $OUT.
 set -uo pipefail
@@ -52,7 +52,7 @@ for side in retain-graph contract series; do
 done
 
 : > "$R/host.jsonl"
-for r in 0 1 2 3 4 5; do
+for r in $(seq 0 $(( ${RG_ROUNDS:-8} - 1 ))); do
   order="retain-graph contract"; [ $((r % 2)) -eq 1 ] && order="contract retain-graph"
   for side in $order; do
     (cd "$RUN" && PYTHONPATH=$R/tree-$side:$SITE timeout 60 "$PY" "$REPO/bench/retain_graph_host.py") 2>> "$R/host.log" |
@@ -62,8 +62,15 @@ done
 "$PY" - "$R/host.jsonl" >> "$R/summary.txt" <<'PYEOF'
 import json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-med = {s: statistics.median(r["seconds"]["te_mlp8"] for r in rows if r["side"] == s) for s in ("retain-graph", "contract")}
+sides = ("retain-graph", "contract")
+med = {s: statistics.median(r["seconds"]["te_mlp8"] for r in rows if r["side"] == s) for s in sides}
+per = {}
+for r in rows:
+    per.setdefault(r["round"], {})[r["side"]] = r["seconds"]["te_mlp8"]
+ratios = sorted(v["retain-graph"] / v["contract"] for v in per.values() if len(v) == 2)
 print(f"host time per step, te_mlp8, median of {len(rows) // 2} rounds: retain-graph {med['retain-graph'] * 1e6:.1f} us, contract {med['contract'] * 1e6:.1f} us, ratio {med['retain-graph'] / med['contract']:.3f}")
+if ratios:
+    print(f"paired ratio per round (retain-graph / contract): median {statistics.median(ratios):.3f}, min {ratios[0]:.3f}, max {ratios[-1]:.3f}, n={len(ratios)}")
 PYEOF
 cat "$R/summary.txt"
 [ -n "${OUT:-}" ] && cp "$R"/summary.txt "$R"/tests-*.xml "$R"/tests-*.log "$R"/host.jsonl "$OUT"/ 2>/dev/null
