@@ -1064,7 +1064,7 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     # rebase.abort, rebase.run
     "rebase-abort-of-a-git-rebase": (
         lambda c: editing_in_a_rebase(c.fork), ("rebase", "--abort"),
-        "that te-series did not start", [run(r"did not start: (git -C fork rebase --abort)")],
+        "that te-series did not start", [run(r"Finish it: (git -C fork .* rebase --continue) \(")],
         EXPORT,
     ),
     "rebase-nothing-to-continue": (

@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from te_series import export as export_mod
+from te_series.git import patch_ids
 from te_series.series import read_patch
 from te_series.worktree import read_state
 from series_helpers import (
@@ -146,6 +147,32 @@ def test_a_hostile_environment_changes_nothing_in_a_rebase(three, project, upstr
         rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
     assert rc == 0, out
     assert three.base_commit == new and patch_bytes(three) == before
+
+
+@pytest.mark.parametrize("key", ["ui", "diff"])
+def test_a_colour_setting_leaves_the_patch_ids_alone(three, project, isolated, key):
+    """v16 #3: color.diff=always (it wins over the pinned color.ui) coloured `git log -p`,
+    its patch ids came out empty, and export took upstream's commit for one of ours."""
+    fork = project / "fork"
+    want = patch_ids(fork, "-3")
+    isolated.write_text(f"[color]\n\t{key} = always\n")
+    assert patch_ids(fork, "-3") == want and len(want) == 3
+
+
+def test_a_fork_git_cannot_read_is_never_taken_for_the_projects_repository(three, project,
+                                                                          capsys):  # fmt: skip
+    """v16 #6: with an empty fork/.git/HEAD, git looked above fork/ and the tool worked on
+    the project's own repository. Following the advice gets export past."""
+    fork, before = project / "fork", patch_bytes(three)
+    refs = sh("git", "for-each-ref", cwd=project)
+    (fork / ".git" / "HEAD").write_text("")
+    for verb in (("status",), ("export",), ("rebase", "--abort"), ("apply", "--force")):
+        rc, out = te(*verb, capsys=capsys)
+        assert "git cannot read it as a repository" in out and "Traceback" not in out, out
+    assert sh("git", "for-each-ref", cwd=project) == refs and patch_bytes(three) == before
+    fix = re.search(r"HEAD file: (printf .*?/\.git/HEAD);", out)[1]
+    subprocess.run(fix, shell=True, check=True)
+    assert te("export")[0] == 0 and patch_bytes(three) == before
 
 
 def test_patches_gitattributes_keep_carriage_returns_under_any_autocrlf(tmp_path, isolated):

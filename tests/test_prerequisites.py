@@ -11,6 +11,7 @@ import pytest
 
 from te_series import check as check_mod
 from te_series import port as port_mod
+from te_series import rebase as rebase_mod
 from te_series.base import UPSTREAM, apply_prerequisites, init_pypi_base
 from te_series.git import blob_id
 from te_series.series import Series
@@ -306,6 +307,29 @@ def test_rebase_onto_a_commit_that_lacks_it_keeps_it(prereq, project, upstream, 
     make_tree(Series(project / "patches", project), tmp_path / "fresh", te_src=upstream)
     assert read_state(tmp_path / "fresh").base == below
     assert te("export")[0] == 0
+
+
+def test_fork_stays_on_its_series_while_a_rebase_carries_the_prerequisite(
+    prereq, project, upstream, monkeypatch, capsys
+):
+    """v16 #1: the carry ran on fork/'s own HEAD, detached on upstream's commit; a kill
+    there left fork/ so, and export then took upstream's commit for a patch of the series."""
+    make_series(project, upstream, [OTHER, ON_POST])
+    fork = project / "fork"
+    head, files = sh("git", "rev-parse", "HEAD", cwd=fork), sh("git", "ls-files", "-s", cwd=fork)
+    real, seen = rebase_mod.apply_prerequisites, []
+
+    def carry(tree, series):  # where a kill -9 would leave fork/
+        seen.append((sh("git", "symbolic-ref", "-q", "HEAD", cwd=fork), sh("git", "rev-parse",
+                     "HEAD", cwd=fork), sh("git", "ls-files", "-s", cwd=fork)))  # fmt: skip
+        return real(tree, series)
+
+    monkeypatch.setattr(rebase_mod, "apply_prerequisites", carry)
+    commit(upstream, {"transformer_engine/pytorch/new.py": "NEW = 1\n"}, "Upstream news")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    assert seen == [("refs/heads/series\n", head, files)]
+    assert sh("git", "worktree", "list", "--porcelain", cwd=fork).count("worktree ") == 1
 
 
 def test_rebase_stops_when_the_prerequisite_conflicts(prereq, project, upstream, capsys):

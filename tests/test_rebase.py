@@ -361,6 +361,45 @@ def test_rebase_abort_keeps_commits_made_after_the_rebase(three, project, upstre
     assert sh("git", "rev-parse", branch, cwd=fork).strip() == mine
 
 
+def test_rebase_abort_at_a_conflict_keeps_the_edits_made_at_the_stop(
+    three, project, upstream, capsys
+):
+    """v16 #4: git's abort resets the work tree; a resolution half done, and a file added at
+    the stop, were gone."""
+    fork = project / "fork"
+    head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    fuser = "transformer_engine/pytorch/fuser.py"
+    commit(upstream, {fuser: FUSER.replace("tuple(values)", "set(values)")}, "Upstream sets")
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    stop = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    (fork / fuser).write_text("HALF = 1\n")
+    (fork / "tests/new.py").write_text("NEW = 1\n")
+    sh("git", "add", "tests/new.py", cwd=fork)
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 0, out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
+    branch = f"te-series/aborted-rebase-{stop[:12]}"
+    assert "the files fork/ had at the stop" in out and f"kept on branch {branch}" in out
+    assert sh("git", "rev-parse", f"{branch}^", cwd=fork).strip() == stop
+    assert sh("git", "show", f"{branch}:{fuser}", cwd=fork) == "HALF = 1\n"
+    assert sh("git", "show", f"{branch}:tests/new.py", cwd=fork) == "NEW = 1\n"
+
+
+def test_abort_of_a_users_own_rebase_advises_the_continue_that_keeps_its_commits(
+    three, project, capsys
+):
+    """v16 #5: the advice was git's abort, which dropped a commit made at an edit stop."""
+    fork = project / "fork"
+    sh("git", "rebase", "-q", "-i", "HEAD~1", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"})  # fmt: skip
+    mine = commit(fork, {"tests/mine.py": "MINE = 1\n"}, msg("Work of mine"))
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 2 and "did not start" in out, out
+    sh(*shlex.split(re.search(r"Finish it: (git -C fork .* rebase --continue) \(", out)[1]),
+       cwd=project)  # fmt: skip
+    assert sh("git", "merge-base", "--is-ancestor", mine, "HEAD", cwd=fork) == ""
+
+
 def test_rebase_tells_skipped_commits_from_merged_ones(three, project, upstream, capsys):
     names = three.names()
     fork = project / "fork"

@@ -208,6 +208,7 @@ def apply_prerequisites(repo: Path, series: Series) -> dict[str, str]:
             post = p.files[path][1]
             known = git_run("cat-file", "blob", post, cwd=repo, text=False)
             data = known.stdout if known.returncode == 0 else release_file(series, p, path)
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)  # an index-only tree
             (repo / path).write_bytes(data)
         git("add", "--", *need, cwd=repo)
         git("commit", "-q", "--no-verify", "--cleanup=verbatim", "-m", p.message, cwd=repo,

@@ -6,6 +6,7 @@ Also the small git steps the tool shares: format-patch, mailinfo, trailers, note
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import tempfile
@@ -61,7 +62,11 @@ PINNED = {
     "commit.cleanup": "whitespace",
     "commit.status": "false",
     "log.showSignature": "false",
-    "color.ui": "never",
+    # color.ui is only the default: a command's own colour setting wins over it
+    # (color.diff=always coloured the `git log -p` whose patch ids find upstream's commits,
+    # v16 #3), so each is pinned
+    **{f"color.{k}": "never" for k in ("ui", "diff", "branch", "status", "grep", "showBranch",
+                                        "interactive", "advice", "push", "remote", "transport")},  # fmt: skip
     # the tool's rebase moves the series branch alone, by one backend, resolving nothing by
     # itself (updateRefs moved the user's other branches along, v13 #3)
     "rebase.updateRefs": "false",
@@ -129,6 +134,7 @@ def git_run(
     tool is only ever interrupted between two git steps, never inside one (a half-written
     am, index or checkout). A git killed by SIGINT all the same (kill -INT of git itself) is
     reported as the interruption it is.
+
     """
     as_text = not isinstance(input, bytes) if text is None else text
     with no_interrupt():
@@ -138,19 +144,34 @@ def git_run(
             capture_output=True,
             text=as_text,
             errors="surrogateescape" if as_text else None,  # a name that is not UTF-8 (v15 #2)
-            env=git_env(env),
+            env=git_env({**own_repository(Path(cwd)), **(env or {})}),
             input=input,
             check=False,
             start_new_session=True,
         )
     if proc.returncode == -signal.SIGINT:
         raise KeyboardInterrupt
+    said = proc.stderr if isinstance(proc.stderr, str) else proc.stderr.decode(errors="replace")
+    if proc.returncode and own_repository(Path(cwd)) and "fatal: not a git repository" in said:
+        raise SeriesError(
+            f"{cwd}/.git is there, but git cannot read it as a repository ({said.strip()}). An "
+            f"empty or damaged HEAD file: printf 'ref: refs/heads/{SERIES_BRANCH}\\n' > "
+            f"{shlex.quote(str(cwd))}/.git/HEAD; else move the folder aside (mv "
+            f"{shlex.quote(str(cwd))} {shlex.quote(str(cwd) + '.broken')}) and run te-series "
+            "apply again"
+        )
     if proc.returncode < 0:
         raise SeriesError(
             f"git {' '.join(args)} in {cwd} was killed by signal {-proc.returncode}; "
             "run te-series status to see where things stand"
         )
     return proc
+
+
+def own_repository(cwd: Path) -> dict:
+    """A folder with a .git of its own is that repository or none, never one above it: a tree
+    whose .git git cannot read (an empty HEAD) was taken for the project's own (v16 #6)."""
+    return {"GIT_CEILING_DIRECTORIES": str(cwd.absolute().parent)} if (cwd / ".git").exists() else {}
 
 
 def blob_id(data: bytes) -> str:

@@ -15,14 +15,17 @@ import contextlib
 import dataclasses
 import os
 import shlex
+import shutil
 import tempfile
 from pathlib import Path
 
-from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError
+from .util import rel, SeriesError
 from .git import (
+    KEEP_MESSAGES,
     commits,
     conflicted,
     git,
+    git_path,
     git_run,
     git_said,
     in_progress,
@@ -90,17 +93,22 @@ def refuse_own(fork, onto: str, onto_name: str, base: str) -> None:
 
 def carry_prerequisites(fork, series, onto: str) -> dict[str, str]:
     """Bring `onto` up to base.toml's prerequisites by apply's one rule (apply_prerequisites),
-    on a detached HEAD (fork/ is clean; it goes back to the series branch after). Returns PR
-    number -> the new commit, the very one a fresh apply makes on onto, or "" where onto
-    contains it. A prerequisite stays in base.toml either way: the PyPI base and the port
-    targets that lack it still need it. Stops, with fork/ as it was, where onto has one of
-    its files in a version the rule cannot place."""
-    with no_interrupt():
-        git("checkout", "-q", "--detach", onto, cwd=fork)
-        try:
-            return apply_prerequisites(fork, series)
-        finally:
-            git("checkout", "-q", "-f", SERIES_BRANCH, cwd=fork)
+    in a scratch work tree of fork/'s repository (index only, no checkout): fork/'s HEAD and
+    files never move, so a kill meanwhile leaves fork/ on its series (a detached HEAD on
+    upstream's commit was taken for the series' own, v16 #1). Returns PR number -> the new
+    commit, the very one a fresh apply makes on onto, or "" where onto contains it. A
+    prerequisite stays in base.toml either way: the PyPI base and the port targets that lack
+    it still need it. Stops, with fork/ as it was, where onto has one of its files in a
+    version the rule cannot place."""
+    scratch = Path(tempfile.mkdtemp(prefix="carry-", dir=git_path(fork, "te-series")))
+    try:
+        git("worktree", "add", "-q", "--detach", "--no-checkout", str(scratch), onto, cwd=fork)
+        git("read-tree", "HEAD", cwd=scratch)
+        return apply_prerequisites(scratch, series)
+    finally:
+        git_run("worktree", "remove", "--force", str(scratch), cwd=fork)
+        shutil.rmtree(scratch, ignore_errors=True)
+        git_run("worktree", "prune", cwd=fork)
 
 
 @contextlib.contextmanager
@@ -336,21 +344,28 @@ def abort(fork) -> int:
     if state is None or not state.rebase_onto:
         if busy:
             raise SeriesError(
-                "fork/ has a git rebase in progress that te-series did not start: "
-                "git -C fork rebase --abort"
+                "fork/ has a git rebase in progress that te-series did not start, so no "
+                f"te-series rebase to abort. Finish it: git -C fork {KEEP_MESSAGES} rebase "
+                "--continue (git -C fork rebase --abort would give it up, and drop what it did, "
+                "commits made at its stops too; v16 #5)"
             )
         raise SeriesError("no te-series rebase is in progress; nothing to abort")
     head = object_id(fork, "HEAD")
     onto = state.rebase_onto
     kept = ""
-    if state.rebase_from and head != state.rebase_from and commits(fork, f"{onto}..{head}"):
-        # The rebased commits, and any the user made on top since: keep them on a branch.
+    edits = edits_commit(fork, head) if busy else ""  # git's abort resets them (v16 #4)
+    if edits or (state.rebase_from and head != state.rebase_from
+                 and commits(fork, f"{onto}..{head}")):  # fmt: skip
+        # The rebased commits, any the user made on top since, and the edits at the stop
+        # (one commit on top): keep them on a branch.
         branch = f"te-series/aborted-rebase-{head[:12]}"
-        git("branch", "-f", branch, head, cwd=fork)
+        git("branch", "-f", branch, edits or head, cwd=fork)
         kept = (
-            f"\nThe rebased commits (and any you made on top of them) are kept on branch "
-            f"{branch}: git -C fork log {branch}; cherry-pick what you need, then delete it "
-            f"(git -C fork branch -D {branch})."
+            f"\nThe rebased commits (and any you made on top of them"
+            + (", and as its last commit the files fork/ had at the stop: conflicts, your edits"
+               if edits else "")
+            + f") are kept on branch {branch}: git -C fork log -p {branch}; cherry-pick what "
+            f"you need, then delete it (git -C fork branch -D {branch})."
         )
     if busy:
         git("rebase", "--abort", cwd=fork)
@@ -363,6 +378,25 @@ def abort(fork) -> int:
     write_state(fork, state)
     print(f"rebase aborted; fork/ is back on the series at {state.base[:12]}{kept}")
     return 0
+
+
+def edits_commit(fork: Path, head: str) -> str:
+    """A commit on head of fork/'s tracked files as they are (conflicts, resolutions, files
+    added at the stop), built in an index of its own; "" when they are head's."""
+    env = {"GIT_INDEX_FILE": str(git_path(fork, "te-series") / "abort.index")}
+    try:
+        git("read-tree", head, cwd=fork, env=env)
+        git("add", "-u", cwd=fork, env=env)
+        added = git("diff", "--cached", "--name-only", "--diff-filter=A", "-z", head, cwd=fork)
+        if new := [f for f in added.split("\0") if f and (fork / f).exists()]:
+            git("add", "-f", "--", *new, cwd=fork, env=env)
+        tree = git("write-tree", cwd=fork, env=env).strip()
+    finally:
+        Path(env["GIT_INDEX_FILE"]).unlink(missing_ok=True)
+    if tree == object_id(fork, f"{head}^{{tree}}"):
+        return ""
+    return git("commit-tree", tree, "-p", head, "-m", "Files fork/ had when its rebase was aborted",
+               cwd=fork).strip()  # fmt: skip
 
 
 def refuse_ignored_in_the_way(fork: Path, onto: str) -> None:
