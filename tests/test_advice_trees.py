@@ -718,6 +718,41 @@ def fork_port_is_a_file(c) -> None:
     (c.project / "fork-port").write_text("x\n")
 
 
+def port_tree_is_a_file(c) -> None:
+    wheels(c.project, c.upstream, c.tmp_path, NEWER)
+    (c.project / "fork-port").mkdir()
+    (c.project / "fork-port/10.0.0").write_text("x\n")
+
+
+def status_names_no_other_tree(c, out) -> None:
+    """status names nothing more to move (it named fork-port/10.0.0.old next, forever)."""
+    rc, said = c.te("status")
+    assert rc == 0 and "no work tree" not in said, said
+
+
+def port_tree_on_another_disk(c) -> None:
+    """fork-port a link to a folder of another file system (v16 #7), a port tree made there."""
+    wheels(c.project, c.upstream, c.tmp_path, NEWER)
+    other = Path(tempfile.mkdtemp(prefix="te-series-test-", dir="/dev/shm"))
+    (c.project / "fork-port").symlink_to(other)
+    assert c.te("port", "--edit", "--release", "10.0.0")[0] == 0
+    assert os.stat(other).st_dev != os.stat(c.project).st_dev
+
+
+def move_it_off_on_its_disk(c, out) -> None:
+    """The refusal's mv, PLACE a folder of that file system; nothing was built, or moved."""
+    tree = Path(os.path.realpath(c.project / "fork-port/10.0.0"))
+    assert (tree / ".git").is_dir() and not tree.with_name("10.0.0.new").exists()
+    (mv,) = advice(out, r"then move it off yourself \((mv \S+) PLACE, a folder of its file")
+    c.do(f"{mv} {tree.parent.parent / 'kept-10.0.0'}")
+
+
+def drop_the_port_disk(c, out) -> None:
+    """Clean up /dev/shm."""
+    shutil.rmtree(os.path.realpath(c.project / "fork-port"))
+    shutil.rmtree(Path(os.path.realpath(c.project / "fork-port")).parent / "kept-10.0.0")
+
+
 EXPORT = ("export", "--dry-run")
 APPLY = ("apply", "--te-src", "PATH")
 FORCE = ("apply", "--force", "--te-src", "PATH")
@@ -1020,10 +1055,14 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     ),
     "rebase-no-markers-give-up": (
         locked_rebase, ("rebase", "--continue"), "no file has conflict markers",
-        [lambda c, out: advice(out, r"Fix what git says (first) \(.*: remove it\); then te-series "
-                                    r"rebase --continue, or give up"),
-         lambda c, out: (c.fork / ".git/index.lock").unlink(),
+        [run(r"Fix that first: .*remove it \((rm fork/\.git/index\.lock)\); then "
+             r"te-series rebase --continue, or give up"),
          run(r"or give up: (te-series rebase --abort)\.")], EXPORT,
+    ),
+    "rebase-no-markers-remove-the-lock": (
+        locked_rebase, ("rebase", "--continue"), "no file has conflict markers",
+        [run(r"remove it \((rm fork/\.git/index\.lock)\); then (te-series rebase --continue),")],
+        EXPORT,
     ),
     "rebase-conflict-give-up": (
         lambda c: commit(c.upstream, CONFLICTING, "Upstream returns sets"), ONTO_MAIN,
@@ -1184,6 +1223,21 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         [status_says("fork-port is a file, not the folder of the port trees"),
          run(r"\((mv fork-port fork-port\.old)\), then (te-series port --edit --release "
              r"10\.0\.0)")], ("export", "--port", "10.0.0", "--dry-run"),
+    ),
+    "port-edit-port-tree-is-a-file": (  # its mv stays out of what status lists (issue 30)
+        port_tree_is_a_file, ("port", "--edit", "--release", "10.0.0"),
+        "fork-port/10.0.0 is no work tree",
+        [status_says("fork-port/10.0.0 is no work tree"),
+         run(r"\((mv fork-port/10\.0\.0 \S+)\), then (te-series port --edit --release 10\.0\.0)"),
+         status_names_no_other_tree], ("export", "--port", "10.0.0", "--dry-run"),
+    ),
+    "port-edit-force-port-tree-on-another-disk": (  # a rename, never a copy (v16 #7)
+        port_tree_on_another_disk, ("port", "--edit", "--force", "--release", "10.0.0"),
+        "is on another file system than .te-series-backup/",
+        [run(r"Export its work first \((te-series export --port 10\.0\.0)\)"),
+         move_it_off_on_its_disk,
+         lambda c, out: c.do("te-series port --edit --force --release 10.0.0"),  # "run this again"
+         drop_the_port_disk], ("status",),
     ),
     # worktree.stopped_message: the skip of a stop without conflict; a diff for an empty patch
     **{
@@ -1350,3 +1404,19 @@ def test_the_fetch_back_advice_brings_a_detached_head_and_every_stash(
         "On series: second",
         "On series: first",
     ]
+
+
+def test_a_fork_that_is_a_relative_link_is_kept_and_fetched_back_as_said(
+    three, project, upstream, capsys
+):
+    """fork a relative link to a bigger disk's folder (here ../bigfork): --force moved the link
+    into the backup, where it pointed at nothing, so the fetch command it printed failed (v16
+    #7). The backup's link points at the tree itself; the command runs as written."""
+    shutil.move(project / "fork", project.parent / "bigfork")
+    (project / "fork").symlink_to("../bigfork")
+    mine = commit(project / "fork", {"tests/mine.py": "MINE = 1\n"}, msg("Mine"))
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0, out
+    fetch, ref = advice(out, r"get its commits back with: (git -C fork fetch \S+ 'refs/\*:(\S+)/\*')")
+    Ctx(project, upstream, capsys, None, None).do(fetch)
+    assert sh("git", "rev-parse", f"{ref}/heads/series", cwd=project / "fork").strip() == mine

@@ -6,6 +6,9 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import subprocess
+
+from te_series import rebase
 
 from te_series.series import read_patch
 from te_series.worktree import read_state, write_state
@@ -540,6 +543,16 @@ def died_mid_pick(project, upstream, capsys):
     # from the todo to done, its merge written to the work tree, the index not
     sh("git", "rebase", "--edit-todo", cwd=fork, env={"GIT_SEQUENCE_EDITOR": "sed -i 1ibreak"})
     sh("git", "rebase", "--continue", cwd=fork, env={"GIT_EDITOR": "true"})
+    picked = dies_picking(fork)
+    merge = fork / ".git" / "rebase-merge"
+    assert not (merge / "message").exists() and not (fork / ".git" / "REBASE_HEAD").exists()
+    assert "VALUE = 2" in (fork / other).read_text() and (fork / "tests/t.py").exists()
+    return series, picked
+
+
+def dies_picking(fork):
+    """git dies picking the next commit of the todo (as on a full disk): the pick moved to
+    done, its changes written to the work tree but not the index. Returns the commit."""
     merge = fork / ".git" / "rebase-merge"
     todo = (merge / "git-rebase-todo").read_text().split("\n", 1)
     done = (merge / "done").read_text().replace("break\n", "")
@@ -548,32 +561,64 @@ def died_mid_pick(project, upstream, capsys):
     picked = todo[0].split()[1]
     sh("git", "cherry-pick", "--no-commit", picked, cwd=fork)
     sh("git", "reset", "-q", cwd=fork)
-    assert not (merge / "message").exists() and not (fork / ".git" / "REBASE_HEAD").exists()
-    assert "VALUE = 2" in (fork / other).read_text() and (fork / "tests/t.py").exists()
-    return series, picked
+    return picked
 
 
-def test_a_pick_git_did_not_finish_is_named_and_its_advice_gets_past(project, upstream, capsys):
+def disk_still_full(monkeypatch, fork) -> None:
+    """The next git rebase --continue of the tool dies picking, as it did."""
+    real = rebase.git_run
+
+    def git_run(*args, **kw):
+        if args[:2] != ("rebase", "--continue"):
+            return real(*args, **kw)
+        monkeypatch.setattr(rebase, "git_run", real)
+        dies_picking(fork)
+        said = "fatal: sha1 file '.git/index.lock' write error. Out of diskspace\n"
+        return subprocess.CompletedProcess(args, 128, "", said)
+
+    monkeypatch.setattr(rebase, "git_run", git_run)
+
+
+def test_a_pick_git_did_not_finish_is_named_and_its_advice_gets_past(
+    project, upstream, capsys, monkeypatch
+):
     """The disk filled while git picked patch 2 at --continue: the stop said "fix what
     git says (an index.lock)", and git said "git add" and then "could not read log file
-    message", forever; a pick by hand was called dropped. The stop and status name the patch
-    git did not finish; redoing it as they say, --continue takes it and finishes."""
+    message", forever; then the stop said to pick it again by hand, and a te-series rebase
+    --continue as status said went on without it (the patch dropped, v16 #2). The stop and
+    status name the patch git did not finish; --continue, as they say, picks it again, what
+    git half wrote kept in a stash, as apply's --continue runs its patch again."""
     series, picked = died_mid_pick(project, upstream, capsys)
-    names, before = series.names(), patch_bytes(series)
-    rc, out = te("rebase", "--continue", capsys=capsys)  # the disk has room again
+    names, before, fork = series.names(), patch_bytes(series), project / "fork"
+    disk_still_full(monkeypatch, fork)
+    rc, out = te("rebase", "--continue", capsys=capsys)
     said = f"git did not finish picking patch {names[1]} ('[PyTorch] Raise VALUE')"
-    assert rc == 2 and said in out and "Fix what git says" not in out, out
+    assert rc == 2 and said in out and "Fix that first" not in out, out
     (advice,) = re.findall(r"^git did not finish picking .*$", out, re.M)
     assert te("status", capsys=capsys)[1].count(advice) == 1  # status says the same
-    steps = re.findall(r"(?:: |; )(git -C fork [^;(]+?)(?: \(|;)", advice)
-    assert len(steps) == 3 and steps[-1].endswith(f"commit -q -C {picked[:12]}"), advice
-    for step in steps:  # put aside, pick again, commit with the patch's message and author
-        sh(*shlex.split(step), cwd=project)
-    (then,) = re.findall(r"; then (te-series rebase --continue) \(", advice)
-    rc, out = te(*shlex.split(then)[1:], capsys=capsys)
+    (then,) = re.findall(r"; then (te-series rebase --continue) picks it again \(", advice)
+    rc, out = te(*shlex.split(then)[1:], capsys=capsys)  # the disk has room again
     assert rc == 0 and "dropped" not in out and series.names() == names, out
     assert {n: patch_bytes(series)[n] for n in names[1:]} == {n: before[n] for n in names[1:]}
     assert b"list(set(values))" in (series.dir / names[0]).read_bytes()  # the resolution kept
+    half = sh("git", "stash", "show", "--include-untracked", "--name-only", cwd=fork).split()
+    assert half == ["tests/t.py", "transformer_engine/pytorch/other.py"], half  # never away
+
+
+def test_a_pick_a_killed_git_did_not_finish_says_to_remove_its_lock(project, upstream, capsys):
+    """A git killed mid-pick also leaves its .git/index.lock, where no git step can run: the
+    stop, status and a --continue before the lock is gone say to remove it, as written; then
+    --continue picks the patch again (v16 #2)."""
+    series, picked = died_mid_pick(project, upstream, capsys)
+    names, fork = series.names(), project / "fork"
+    (fork / ".git/index.lock").write_text("")
+    for verb in (("rebase", "--continue"), ("status",), ("rebase", "--continue")):
+        rc, out = te(*verb, capsys=capsys)
+        assert f"git did not finish picking patch {names[1]}" in out, out
+    (rm,) = re.findall(r"remove it \((rm fork/\.git/index\.lock)\); then te-series rebase", out)
+    sh(*shlex.split(rm), cwd=project)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0 and series.names() == names, out
 
 
 def test_a_pick_git_did_not_finish_made_by_hand_is_taken_as_the_patch(project, upstream, capsys):
@@ -586,3 +631,4 @@ def test_a_pick_git_did_not_finish_made_by_hand_is_taken_as_the_patch(project, u
     sh("git", "commit", "-q", "-C", picked, cwd=fork)
     rc, out = te("rebase", "--continue", capsys=capsys)
     assert rc == 0 and series.names() == names, out
+

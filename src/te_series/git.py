@@ -226,9 +226,9 @@ def rebase_stop(repo: Path) -> tuple[str, str]:
 
 
 def unfinished_pick(repo: Path, take: bool = False) -> str:
-    """What to do where a git rebase died picking a commit (a full disk, a killed git): done's
-    last pick, neither committed (rewritten-list) nor a stop (REBASE_HEAD, message); "" if none,
-    or if HEAD is it picked by hand as said (with take, noted as its patch: apply's _take)."""
+    """The commit a git rebase died picking (a full disk, a killed git): done's last pick,
+    neither committed (rewritten-list) nor a stop (REBASE_HEAD, message); "" if none, or if
+    HEAD is it picked by hand (with take, noted as its patch)."""
     at, key = git_path(repo, "rebase-merge"), "%an <%ae> %ad%n%B"
     read = lambda f: (at / f).read_text("utf-8", "replace") if (at / f).is_file() else ""
     op, _, rest = (read("done").splitlines() or [""])[-1].partition(" ")
@@ -236,19 +236,35 @@ def unfinished_pick(repo: Path, take: bool = False) -> str:
     stopped = (at / "message").exists() or object_id(repo, "REBASE_HEAD")
     if not rev or stopped or rev in read("rewritten-list"):
         return ""
-    names, tree, short = note_names(repo, rev), repo.name, rev[:12]
+    names = note_names(repo, rev)
     if not note_names(repo, "HEAD") and log1(repo, key) == log1(repo, key, rev):
         if take and names:
             set_note(repo, "HEAD", "\n".join(names))
         return ""
+    return rev
+
+
+def cannot_write(tree: Path, root: Path) -> str:
+    """What to fix where git could not do its work in tree, though the patch is fine (a full
+    disk, a killed git's index.lock): the one advice of apply's and rebase's stops, after
+    which their --continue runs the patch again (v11 #5, v16 #2)."""
+    lock = git_path(tree, "index.lock")
+    if lock.exists():
+        return (f"{rel(lock, root)} is there: a git that was killed left it; once no other git "
+                f"runs in {rel(tree, root)}/, remove it (rm {rel(lock, root)})")  # fmt: skip
+    return ("fix what git said (a full disk, a file or folder git may not write, a link; "
+            "changes of yours to the patch's files, which --continue keeps in a stash)")  # fmt: skip
+
+
+def pick_not_finished(repo: Path, rev: str) -> str:
+    """The stop (and status line) of a pick git died in: rebase --continue picks it again."""
+    names = ", ".join(note_names(repo, rev)) or "(a new commit)"
     return (
-        f"git did not finish picking patch {', '.join(names) or '(a new commit)'} "
-        f"({log1(repo, '%s', rev)!r}): it died mid-pick (a full disk? a killed git?), not at a "
-        f"conflict, so {tree}/ may hold part of it. Make room if the disk is full, then pick it "
-        f"again by hand: git -C {tree} stash push -u (puts aside what git half wrote); git -C "
-        f"{tree} cherry-pick --no-commit {short} (on a conflict: resolve, git -C {tree} add the "
-        f"files); git -C {tree} {KEEP_MESSAGES} commit -q -C {short}; then te-series rebase "
-        "--continue (it takes that commit as the patch). Or give up: te-series rebase --abort."
+        f"git did not finish picking patch {names} ({log1(repo, '%s', rev)!r}): it died mid-pick "
+        f"(a full disk? a killed git?), not at a conflict: not the patch's doing. Fix that: "
+        f"{cannot_write(repo, repo.parent)}; then te-series rebase --continue picks it again "
+        f"(what git half wrote of it goes into a stash, never away). Or give up: te-series "
+        "rebase --abort."
     )
 
 

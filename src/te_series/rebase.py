@@ -19,8 +19,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .util import rel, SeriesError
+from .util import rel, SeriesError, write_atomic
 from .git import (
+    cannot_write,
     KEEP_MESSAGES,
     commits,
     conflicted,
@@ -35,13 +36,14 @@ from .git import (
     note_names,
     object_id,
     patch_ids,
+    pick_not_finished,
     rebase_stop,
     set_note,
     unfinished_pick,
 )
 from .series import base_text_with_commit, load_series
 from .base import apply_prerequisites, prerequisite_top
-from .worktree import drop_args, not_a_work_tree, read_state, WorkTree, write_state
+from .worktree import drop_args, not_a_work_tree, put_aside, read_state, WorkTree, write_state
 from .export import check_tree, plan, refuse_unnoted, report, write
 
 
@@ -130,7 +132,7 @@ def finish(root, fork, series, drops) -> int:
     carried = state.rebase_prerequisites or {}
     top = prerequisite_top(onto, carried)
     if in_progress(fork) == "a git rebase":
-        unfinished_pick(fork, take=True)  # a pick by hand, as the stop says, is the patch
+        pick_again(fork)
         proc = git_run("rebase", "--continue", cwd=fork, env={"GIT_EDITOR": "true"})
         if proc.returncode != 0:
             raise SeriesError(conflict(fork, proc))
@@ -196,6 +198,23 @@ def finish(root, fork, series, drops) -> int:
             )
     print("Check that [pypi] release still matches the new base: te-series check")
     return 0
+
+
+def pick_again(fork: Path) -> None:
+    """Put a pick git died in (a full disk, a killed git) back on the rebase's todo, as git
+    itself does with a pick it failed and survived, what git half wrote of it put aside first
+    (apply's put_aside): --continue retries it as apply's retries its patch (v16 #2). One the
+    user picked by hand instead is taken as the patch (unfinished_pick)."""
+    rev = unfinished_pick(fork, take=True)
+    if not rev:
+        return
+    if git_path(fork, "index.lock").exists():  # git can do nothing there: its stop again
+        raise SeriesError(pick_not_finished(fork, rev))
+    files = git("diff-tree", "--no-commit-id", "--name-only", "-r", "--no-renames", "-z", rev,
+                cwd=fork).split("\0")  # fmt: skip
+    put_aside(fork, [f for f in files if f], ", ".join(note_names(fork, rev)) or rev[:12], "fork")
+    todo = git_path(fork, "rebase-merge") / "git-rebase-todo"
+    write_atomic(todo, f"pick {rev}\n".encode() + todo.read_bytes())
 
 
 def refuse_lost_commits(fork, state, kept: dict[str, str], dropped: list[str]) -> None:
@@ -311,21 +330,21 @@ def conflict(fork, proc) -> str:
     files, (stopped, subject) = conflicted(fork), rebase_stop(fork)
     names = note_names(fork, stopped) if stopped else []
     said = git_said(proc)
-    if not files and (why := unfinished_pick(fork)):
-        return f"git rebase in fork/ stopped; git says:\n{said}{why}"
+    if not files and (rev := unfinished_pick(fork)):
+        return f"git rebase in fork/ stopped; git says:\n{said}{pick_not_finished(fork, rev)}"
     if not files:  # git could not go on, but no file has conflict markers
         at = f" at patch {', '.join(names) or '(a new commit)'} ({subject!r})" if stopped else ""
         unstaged = git("diff", "--name-only", "-z", cwd=fork).split("\0")[:-1]
         first = (  # git says "git add" of each; an edit that is not the resolution goes in too
             f"fork/ has changes not staged: {', '.join(unstaged)}. git -C fork add those that "
             "resolve the patch; put the rest aside (git -C fork stash push -- FILE)"
-            if unstaged else "a .git/index.lock left by a git that was killed: remove it"
+            if unstaged else cannot_write(fork, fork.parent)
         )  # fmt: skip
         return (
             f"git rebase in fork/ could not go on{at}, and no file has conflict markers; git "
             "says:\n"
             + said
-            + f"Fix what git says first ({first}); then te-series rebase --continue, or give "
+            + f"Fix that first: {first}; then te-series rebase --continue, or give "
             "up: te-series rebase --abort."
         )
     return (

@@ -28,6 +28,7 @@ from .util import (
 )
 from .git import (
     blob_id,
+    cannot_write,
     conflicted,
     git,
     git_path,
@@ -38,6 +39,7 @@ from .git import (
     log1,
     names_in,
     object_id,
+    pick_not_finished,
     set_note,
     unfinished_pick,
 )
@@ -269,12 +271,14 @@ def port_folder_held(root: Path, then: str) -> SeriesError | None:
 
 def not_a_work_tree(tree: Path, root: Path) -> SeriesError:
     """A work tree's path that holds something else: a file, a folder without .git, a link to
-    nothing or a loop."""
+    nothing or a loop. Out of the way is out of fork-port/ too: status lists what is in it
+    (fork-port/R.old was named next, forever; issue 30)."""
     name, wt = rel(tree, root), WorkTree.at(tree)
     then = wt.verbs()["continue" if tree == wt.path and wt.new.is_dir() else "make"]
     return SeriesError(
         f"{name} is no work tree (a file, a link to nothing, or a folder without {name}/.git), "
-        f"so it holds no series: move it out of the way (mv {name} {name}.old), then {then}."
+        f"so it holds no series: move it out of the way (mv {name} "
+        f"{name.replace('/', '-')}.old), then {then}."
     )
 
 
@@ -293,6 +297,14 @@ def refuse_unmovable(old: Path, root: Path) -> None:
             f"{rel(old, root)}/ keeps its commits elsewhere, so a move into {BACKUP_DIR}/ "
             f"would not keep them. Export its work first ({verbs['export']}), then remove "
             f"{rel(old, root)}/ yourself (e.g. git worktree remove) and run this again."
+        )
+    if old.exists() and old.lstat().st_dev != root.stat().st_dev:  # a link moves as a link
+        raise SeriesError(  # a disk mounted there, or a port tree under a fork-port link
+            f"{rel(old, root)}/ is on another file system than {BACKUP_DIR}/, so te-series "
+            f"cannot keep it whole there: it moves a tree only by a rename, never a copy (a copy "
+            f"can stop halfway; v16 #7). Export its work first ({verbs['export']}), then move "
+            f"it off yourself (mv {rel(old, root)} PLACE, a folder of its file system; umount "
+            f"it if a disk is mounted there) and run this again."
         )
     linked = list(worktrees_of(old)) if (old / ".git").is_dir() else []
     if linked:
@@ -316,15 +328,11 @@ def stopped_message(tree: Path, root: Path, err: PatchFailed) -> str:
     kind = getattr(err, "kind", "conflict")
     text = str(err)
     if kind == "io":  # not the patch's doing (v11 #5): the record says it is still to apply
-        lock = git_path(tree, "index.lock")
-        fix = (f"{rel(lock, root)} is there: a git that was killed left it; once no other git "
-               f"runs in {name}/, remove it (rm {rel(lock, root)})" if lock.exists() else "fix "
-               "what git says above (a full disk, a file or folder git may not write, a link; "
-               "changes of yours to the patch's files, which --continue keeps in a stash)")  # fmt: skip
         return text + (
             f"{name}/ holds {count_patches(state.applied, len(state.patches))}. Its diff applies "
             f"to {name}/, so this is not the patch: git could not do its work there. Fix that: "
-            f"{fix}; then `{verbs['continue']}` applies {state.patches[state.applied]} again."
+            f"{cannot_write(tree, root)}; then `{verbs['continue']}` applies "
+            f"{state.patches[state.applied]} again."
         )
     text += f"{name}/ holds {count_patches(state.applied, len(state.patches))}" + (
         f"; apply stopped at {state.failed}.\n"
@@ -475,8 +483,8 @@ def describe_tree(tree: Path, root: Path) -> str:
     if state.rebase_onto and busy == "a git rebase":
         lines.append(
             f"  a te-series rebase onto {state.rebase_onto[:12]} is not finished: "
-            + (unfinished_pick(tree) or f"resolve, git -C {name} add the files, then te-series "
-               "rebase --continue (or --abort)")  # git died mid-pick: the stop's words
+            + (pick_not_finished(tree, rev) if (rev := unfinished_pick(tree)) else f"resolve, git "
+               f"-C {name} add the files, then te-series rebase --continue (or --abort)")
         )  # fmt: skip
     elif state.rebase_onto:
         lines.append(
@@ -625,7 +633,11 @@ def backup_tree(tree: Path, root: Path, stamp: str) -> list[str]:
     target = dest / tree.name
     if (tree / ".git").exists():
         keep_heads(tree)
-    shutil.move(str(tree), str(target))
+    if tree.is_symlink():  # a relative link would point elsewhere from the backup (v16 #7)
+        target.symlink_to(tree.resolve())
+        tree.unlink()
+    else:
+        tree.rename(target)  # a rename: never shutil.move's copy and delete (v16 #7)
     where, into = rel(target, root), WorkTree.at(tree).path  # fork.new/'s go into fork/
     back = f"refs/backup/{stamp}/{tree.name}"
     return [
@@ -661,19 +673,26 @@ def am(repo: Path, patch: Path, include: str | None = None) -> subprocess.Comple
 
 def abort_am(repo: Path, patch: Path | None = None, shown: str = "fork") -> None:
     """End a stopped git am. With the patch it runs again: what its files hold that HEAD does
-    not goes into a stash, never away: an am that failed while writing (a full disk) leaves
-    them changed, unrecorded (v12 #7), and they may be the user's own edits (v15 #1)."""
+    not goes into a stash first (put_aside)."""
     git_run("am", "--abort", cwd=repo)
-    paths = [f.path for f in read_patch(patch).files] if patch else []
+    if patch:
+        put_aside(repo, [f.path for f in read_patch(patch).files], patch.name, shown)
+
+
+def put_aside(repo: Path, paths: list[str], what: str, shown: str) -> None:
+    """Stash what paths hold that HEAD does not, never away, before a step that failed not for
+    the patch runs again (apply's am, rebase's pick): a git that failed while writing (a full
+    disk) leaves them changed, unrecorded (v12 #7), and they may be the user's own edits (v15
+    #1)."""
     status = paths and git_run("status", "--porcelain", "-z", "--untracked-files=all", "--",
                                *paths, cwd=repo).stdout  # fmt: skip
     changed = [entry[3:] for entry in (status or "").split("\0") if entry[3:]]
     if changed:
-        message = f"te-series: {shown}/'s changes to the files of {patch.name}, before it ran again"
+        message = f"te-series: {shown}/'s changes to the files of {what}, before it ran again"
         git("stash", "push", "-q", "--include-untracked", "-m", message, "--", *changed, cwd=repo)
         print(
-            f"{shown}/ had changes to files of {patch.name} that HEAD does not have (yours, or "
-            f"a failed git am's): {', '.join(changed)}. They are kept in git -C {shown} stash "
+            f"{shown}/ had changes to files of {what} that HEAD does not have (yours, or "
+            f"a failed git's): {', '.join(changed)}. They are kept in git -C {shown} stash "
             f"list (stash@{{0}}); git -C {shown} stash pop brings them back once the patch is in."
         )
 
