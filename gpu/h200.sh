@@ -206,7 +206,7 @@ st_blocks() {  # patched (both routings) and base (caller-routed halves) side by
 
 st_basetests() {  # the series' own tests (the patched test file) on the base's Python sources
   [ -f "$S/base.ok" ] || st_base || return 1
-  local k=${H200_BASETESTS_K:-"TestExtraTensorChannels or TestRetainGraph or test_fusion_plan or test_parameters_survive or test_sequential_of_one_fuser or in_place_residual"}
+  local k=${H200_BASETESTS_K:-"TestExtraTensorChannels or TestRetainGraph or test_backward_stops_at_its_forward_boundary or test_backward_fusion_across_boundary or in_place_residual"}
   say "basetests: -k '$k' on the base and on the patched tree"
   local side pp
   for side in base patched; do
