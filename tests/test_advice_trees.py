@@ -1167,6 +1167,15 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         )
         for to in ("nothing", "another-disk") for verb in (FORCE, ("apply", "--continue"))
     },
+    **{  # v17 F7: a move into fork/ copied fork/ into itself, 386 levels deep
+        f"apply-backup-folder-a-link-into-{into}": (
+            lambda c, into=into: (c.project / ".te-series-backup").symlink_to(into), FORCE,
+            f".te-series-backup leads into {into}/",
+            [run(r"Remove the link \((rm \.te-series-backup);"),
+             lambda c, out: c.do("te-series apply --force --te-src PATH")], EXPORT,
+        )
+        for into in ("fork", "patches")
+    },
     "apply-continue-fork-has-a-linked-worktree": (  # the swap of --continue moves fork/ too
         lambda c: (complete_rebuild(c), series_in_a_worktree(c)), ("apply", "--continue"),
         "fork/ has linked worktree(s)",

@@ -31,6 +31,7 @@ from series_helpers import (
     save,
     sh,
     te,
+    WHO,
 )
 
 
@@ -526,6 +527,51 @@ def test_check_reports_a_pr_that_applies_in_order_but_not_on_its_own_base(projec
     path.write_text(path.read_text().replace("on main", "on a"))
     assert check_mod.check(series, te_src=upstream, wheel=None) == []
     assert "alone" not in capsys.readouterr().err
+
+
+SEVEN = '"""Other."""\n\nVALUE = 1\n\nNAME = "x"\n\nSIZE = 1\n'
+
+
+def test_check_and_pr_build_a_pr_that_merges_on_its_base_only_by_3way(
+    project, upstream, tmp_path, capsys
+):
+    """v17 F2: PR c (on a) was made after PR b (on main), so its hunk's context holds b's
+    line: on a it merges only by git am -3, with the pre-image (a and b) that only the whole
+    series has. check and pr build it the one way (build_prs), so pr makes the branch as
+    check did, and its posted patch applies on its base without a merge."""
+    move_upstream(project, upstream, {OTHER: SEVEN})
+    series = make_series(project, upstream, [
+        ({OTHER: SEVEN.replace("VALUE = 1", "VALUE = 2")}, msg("Raise VALUE")),
+        ({OTHER: SEVEN.replace("VALUE = 1", "VALUE = 2").replace("SIZE = 1", "SIZE = 2")},
+         msg("Raise SIZE")),
+        ({OTHER: SEVEN.replace("VALUE = 1", "VALUE = 2").replace("SIZE = 1", "SIZE = 2")
+          .replace('"x"', '"y"')}, msg("Rename")),
+    ])  # fmt: skip
+    a, b, c = series.names()
+    group_prs(series, f"# pr: a\n{a}\n# pr: b on main\n{b}\n# pr: c on a\n{c}\n")
+    assert check_mod.check(series, te_src=upstream, wheel=None) == []
+    out_dir = tmp_path / "out"
+    rc, out = te("pr", "--te-src", str(upstream), *WHO, "--out", str(out_dir), capsys=capsys)
+    assert rc == 0, out
+    clone = tmp_path / "te"
+    sh("git", "clone", "-q", str(upstream), str(clone), cwd=tmp_path)
+    sh("git", "checkout", "-q", series.base_commit, cwd=clone)
+    posted = sorted(str(p) for d in ("a", "c") for p in (out_dir / d).glob("*.patch"))
+    sh("git", "am", "-q", *posted, cwd=clone)  # no -3: the branch's commits apply as they are
+    want = SEVEN.replace("VALUE = 1", "VALUE = 2").replace('"x"', '"y"')
+    assert (clone / OTHER).read_text() == want
+
+
+def test_check_and_pr_name_a_pr_that_does_not_merge_on_its_base(project, upstream, tmp_path,
+                                                                capsys):  # fmt: skip
+    """v17 F2: a PR patch that does not merge on its base stops pr, naming the PR, its base,
+    the patch, file and hunk, as check names it."""
+    series, b = two_prs_on_other_py(project, upstream, tmp_path, "a")
+    said = f"PR b on main: patch {b} does not apply: file {OTHER}, hunk at line 1"
+    assert check_mod.check(series, te_src=upstream, wheel=None)[0].startswith(said)
+    rc, out = te("pr", "--te-src", str(upstream), *WHO, capsys=capsys)
+    assert rc == 2 and said in out and "Nothing was written" in out, out
+    assert not (project / "pr-out").exists()
 
 
 def test_check_reports_a_pr_that_applies_on_its_base_but_not_in_order(project, upstream,

@@ -5,6 +5,7 @@ refusal leaves patches/ as it was, and its advice gets export going (README guar
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shlex
@@ -511,6 +512,25 @@ def test_export_refuses_an_author_git_am_would_read_back_differently(three, proj
     assert patch_bytes(three) == before
 
 
+def test_export_never_offers_a_misread_author_as_the_one_to_set(three, project, capsys):
+    """v17 F3: git 2.39's mailinfo reads a name with an unbalanced quote back with bytes from
+    elsewhere; export offered that reading as the --author to set, and, followed, exported
+    the corrupted name. Only a reading that drops characters of the name is offered."""
+    fork = project / "fork"
+    odd = 'Dœ O\'Brien "OB'
+    commit(fork, {"tests/e.py": "E = 1\n"}, msg("Add e"))
+    sh("git", "commit", "-q", "--amend", "--no-edit", f"--author={odd} <o@x.org>", cwd=fork)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    read = re.search(r"would come back from the patch as (.+?)\. Mark", out)
+    assert rc == 2 and read, out
+    offered = re.search(r"--author=(.+?) and git -C fork rebase --continue", out)[1]
+    have, chars = ast.literal_eval(read[1]), iter(odd)
+    if not all(c in chars for c in have.rsplit(" <", 1)[0]):
+        assert offered.startswith("'NAME <EMAIL>' (the author's own"), out
+    else:  # a git that reads it well: its reading is what a commit can be given
+        assert offered == shlex.quote(have), out
+
+
 @pytest.mark.parametrize("header", ["Subject: other", "From: Someone <some@one.org>",
                                     "Date: Mon, 1 Jan 2024 00:00:00 +0000"])  # fmt: skip
 def test_an_in_body_header_is_named_on_its_own_line(three, project, capsys, header):
@@ -522,6 +542,7 @@ def test_an_in_body_header_is_named_on_its_own_line(three, project, capsys, head
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 2 and f"message line 3, {header!r}" in out, out
     assert "message line 1" not in out
+    assert "its author" not in out  # v17 F3: am's misreading, offered as the author to set
     assert patch_bytes(three) == before
     assert "Put another line of text above it" in out
     # The advice: a line above it; then export gets past it.

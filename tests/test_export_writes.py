@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 import errno
+import os
 import re
 import shutil
+
+import pytest
 
 from te_series import export as export_mod
 from te_series.git import blob_id
@@ -113,6 +116,45 @@ def test_a_full_disk_mid_export_writes_nothing(three, project, monkeypatch, caps
     assert not list(three.dir.glob(".*te-series-tmp"))
     assert te("export")[0] == 0  # room again: the export goes through
     assert len(three.names()) == 4
+
+
+@pytest.mark.parametrize("stuck", ["series", "0003-PyTorch-Test-more.patch"])
+def test_a_patch_file_that_cannot_be_replaced_leaves_every_file_as_it_was(three, project,
+                                                                          monkeypatch, capsys,
+                                                                          stuck):  # fmt: skip
+    """v17 F1: a file that cannot be replaced or deleted (chattr +i) stops export after others
+    were replaced: they get their bytes back, a new file goes, no temporary file stays, and
+    the message names the file, not a temporary one."""
+    before = patch_bytes(three)
+    series_before = three.series_file.read_bytes()
+    fork = project / "fork"
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i -e 1s/^pick/reword/ -e 3s/^pick/reword/",
+           "GIT_EDITOR": "sed -i -e 's/^Because it helps/Because it helps a lot/' "
+                         "-e 's/^\\[PyTorch\\] Test more/[PyTorch] Test more things/'"}
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=env)  # 0001 replaced, 0003 renamed
+    blocked = three.dir / stuck  # replaced last, or deleted after the others are written
+    real_replace, real_unlink = os.replace, Path.unlink
+
+    def replace(src, dst):
+        if Path(dst) == blocked:
+            raise OSError(errno.EPERM, "Operation not permitted")
+        return real_replace(src, dst)
+
+    def unlink(self, missing_ok=False):
+        if self == blocked:
+            raise OSError(errno.EPERM, "Operation not permitted")
+        return real_unlink(self, missing_ok)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(Path, "unlink", unlink)
+    rc, out = te("export", capsys=capsys)
+    monkeypatch.setattr(os, "replace", real_replace)
+    monkeypatch.setattr(Path, "unlink", real_unlink)
+    assert rc == 2 and f"could not write patches/{blocked.name} (Operation not permitted)" in out
+    assert patch_bytes(three) == before and three.series_file.read_bytes() == series_before
+    assert not list(three.dir.glob(".*te-series-tmp")), out
+    assert te("export")[0] == 0  # once it can be replaced, the export goes through
+    assert three.names()[2] == "0003-PyTorch-Test-more-things.patch"
 
 
 def test_a_crlf_series_keeps_its_line_ends(three, project, capsys):

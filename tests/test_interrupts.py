@@ -17,10 +17,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
+from te_series import check as check_mod
 from te_series import cli
 from te_series import export as export_mod
 from te_series import git, util, worktree
@@ -335,8 +337,8 @@ def test_ctrl_c_during_export_writes_waits_for_the_writes(three, project, monkey
     sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=fork)
     real = export_mod.write_all
 
-    def write_then_interrupt(root, files):  # Ctrl-C while the patch files are written
-        real(root, files)
+    def write_then_interrupt(root, files, removed=()):  # Ctrl-C while the patch files are written
+        real(root, files, removed)
         os.kill(os.getpid(), signal.SIGINT)
 
     monkeypatch.setattr(export_mod, "write_all", write_then_interrupt)
@@ -480,8 +482,8 @@ def test_ctrl_c_during_export_says_patches_are_written_whole(three, project, cap
     sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=project / "fork")
     real = export_mod.write_all
 
-    def write_then_interrupt(root, files):  # Ctrl-C while the patch files are written
-        real(root, files)
+    def write_then_interrupt(root, files, removed=()):  # Ctrl-C while the patch files are written
+        real(root, files, removed)
         os.kill(os.getpid(), signal.SIGINT)
 
     monkeypatch.setattr(export_mod, "write_all", write_then_interrupt)
@@ -566,3 +568,31 @@ def test_sigterm_or_sighup_during_apply_force_stops_as_ctrl_c_does(
     assert rc == 0 and out.count("unchanged") == 3, out
     kept = [g.parent for g in (project / ".te-series-backup").glob("*/fork/.git")]
     assert any("Add d" in sh("git", "log", "--format=%s", "series", cwd=k) for k in kept)
+
+
+def test_an_interrupted_check_tool_ends_with_the_processes_it_started(tmp_path):
+    """v17 F6: SIGTERM of check left black and its workers running, orphaned and deadlocked,
+    for ever: a check tool runs in a session of its own, and an interruption ends it all."""
+    pid_file = tmp_path / "pid"
+    code = (
+        "import subprocess, sys, time; "
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+        f"open({str(pid_file)!r}, 'w').write(str(p.pid)); time.sleep(60)"
+    )
+
+    def interrupt():
+        while not pid_file.exists() or not pid_file.read_text():
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        check_mod.run_whole([sys.executable, "-c", code], tmp_path)
+    worker = Path(f"/proc/{pid_file.read_text()}/stat")
+    for _ in range(50):  # gone, or a zombie not reaped yet
+        if not worker.exists() or worker.read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
+        raise AssertionError("the tool's own process still ran")

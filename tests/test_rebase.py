@@ -364,6 +364,25 @@ def test_rebase_abort_keeps_commits_made_after_the_rebase(three, project, upstre
     assert sh("git", "rev-parse", branch, cwd=fork).strip() == mine
 
 
+def test_rebase_abort_puts_aside_an_edit_to_a_file_the_rebase_changed(three, project, upstream,
+                                                                      capsys):  # fmt: skip
+    """v17 F4: git's reset --keep refused an uncommitted edit to a file the finished rebase
+    changed, with its raw error, and status kept advising --abort; the edit goes into a
+    stash, named."""
+    fork = project / "fork"
+    head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    test = "pylintrc"  # a file no patch touches
+    commit(upstream, {"transformer_engine/pytorch/other.py": '"""Other."""\n\nVALUE = 2\n',
+                      test: "[MESSAGES CONTROL]\n"}, "up")  # fmt: skip
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    (fork / test).write_text("EDIT = 1\n")
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 0 and "git -C fork stash pop brings them back" in out, out
+    assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
+    assert sh("git", "show", f"stash@{{0}}:{test}", cwd=fork) == "EDIT = 1\n"
+    assert "rebase" not in te("status", capsys=capsys)[1]
+
+
 def test_rebase_abort_at_a_conflict_keeps_the_edits_made_at_the_stop(
     three, project, upstream, capsys
 ):

@@ -8,8 +8,10 @@ each patch, or at a PR's tip; port patches too, on the files they were made agai
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -20,7 +22,7 @@ from .util import PatchFailed, progress, PYPI_PREFIX, read_text, rel, SeriesErro
 from .git import COMMENT_LINE, comment_lines, git, object_id, trailers
 from .series import IDENTITY_RE, load_series, NO_BINARY, read_patch, Series, SIGNOFF_RE
 from .base import apply_prerequisites, Base, preimage_mismatches
-from .worktree import abort_am, apply_one, report_absent
+from .worktree import abort_am, apply_one, build_prs, report_absent
 
 SUBJECT_RE = re.compile(r"^\[(PyTorch|JAX|Common|Core|Docs|QA|Build|CI)\]( \[[^\]]+\])* \S")
 BLACK_ARGS = ["--line-length=100", "--preview", "--enable-unstable-feature=string_processing"]
@@ -135,7 +137,21 @@ def _run(tree: Path, tool: str, *args: str) -> subprocess.CompletedProcess:
     """Run a dev tool of this Python (vermin has no `python -m vermin`)."""
     entry = ["-c", "import sys; from vermin import main; sys.exit(main())"]
     cmd = [sys.executable, *(entry if tool == "vermin" else ["-m", tool]), *args]
-    return subprocess.run(cmd, cwd=tree, capture_output=True, text=True, check=False)
+    return run_whole(cmd, tree)
+
+
+def run_whole(cmd: list[str], cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run a check tool in a session of its own, and end its whole process group when the
+    tool is interrupted: black's workers outlived a SIGTERM of check, deadlocked (v17 F6)."""
+    with subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, start_new_session=True) as proc:  # fmt: skip
+        try:
+            out, err = proc.communicate()
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def style(tree: Path, files: list[str], *, pylintrc: Path | None) -> list[str]:
@@ -185,14 +201,8 @@ CPU_TESTS = [
 
 def cpu_tests(tree: Path) -> tuple[bool, str]:
     """The CPU-runnable upstream tests on the tree's sources (installed extension reused)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "te_series.cpu_shim", *CPU_TESTS],
-        cwd=tree,
-        env={**os.environ, "PYTHONPATH": str(tree)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "te_series.cpu_shim", *CPU_TESTS]
+    proc = run_whole(cmd, tree, {**os.environ, "PYTHONPATH": str(tree)})
     summary = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
     said = (proc.stdout + proc.stderr).strip() or f"(no output; exit code {proc.returncode})"
     return proc.returncode == 0, summary if proc.returncode == 0 else said[-3000:]
@@ -217,18 +227,14 @@ def try_each(
     tests: bool = False,
     run_style: bool = True,
     preimages: str = "",
-    names: list[str] | None = None,
-    tip: list[str] | None = None,
 ) -> list[str]:
-    """Apply each patch of `names` (default: the series) on the ones before it (skipping
-    failures); check after each, or, given `tip` (a PR's own patches), once at the end.
-
-    With `preimages` (the command that refreshes the patches), a patch whose pre-image
+    """Apply each patch of the series on the ones before it (skipping failures); check after
+    each. With `preimages` (the command that refreshes the patches), a patch whose pre-image
     blob ids are not the tree's is reported: it was made against other files and applies
     only by offset or 3-way merge.
     """
     problems = []
-    names = series.names() if names is None else names
+    names = series.names()
     for i, name in enumerate(names, 1):
         progress(f"[{i}/{len(names)}] {name}")
         if preimages:
@@ -240,8 +246,8 @@ def try_each(
                 problems.append(str(err).rstrip())
             abort_am(tree)
             continue
-        problems += [] if tip else checks(tree, series, [name], pylintrc, run_style, tests)
-    return problems + (checks(tree, series, tip, pylintrc, True, tests) if tip else [])
+        problems += checks(tree, series, [name], pylintrc, run_style, tests)
+    return problems
 
 
 def checks(tree: Path, series: Series, names: list[str], pylintrc, run_style, tests) -> list[str]:
@@ -291,16 +297,16 @@ def check(
             print("pylint: skipped, this base has no pylintrc (use --te-src for a git base)")
         top = object_id(tree, "HEAD")
         problems += try_each(tree, series, include=base.include, pylintrc=pylintrc, tests=tests)
-        groups, bad = series.groups()
-        alone, in_order = {"main": []}, []
-        for slug, own, on in [] if bad else groups:  # each PR alone on its base, if not so
+        alone, in_order = {"main": []}, []  # each PR alone on its base, where not in order
+        prs = [] if series.groups()[1] else build_prs(tree, series, top, base.include)
+        for slug, on, own, failed in prs:  # in this tree, which has the series' objects
             alone[slug], in_order = alone[on] + own, in_order + own
-            if alone[slug] != in_order:
-                progress(f"PR {slug} on {on}, alone: {len(alone[slug])} patch(es) on the base")
-                git("checkout", "-q", "-f", top, cwd=tree)
-                found = try_each(tree, series, include=base.include, pylintrc=pylintrc,
-                                 tests=tests, names=alone[slug], tip=own)  # fmt: skip
-                problems += [f"PR {slug} on {on}: {p}" for p in found]
+            if alone[slug] == in_order:
+                continue
+            progress(f"PR {slug} on {on}, alone: {len(alone[slug])} patch(es) on the base")
+            found = ([str(failed).rstrip()] if failed else
+                     checks(tree, series, own, pylintrc, True, tests))  # fmt: skip
+            problems += [f"PR {slug} on {on}: {p}" for p in found]
     problems += check_ports(series)
     return problems
 

@@ -6,6 +6,7 @@ misstate the series, each refusal with a way past it (README: What the tool guar
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -13,7 +14,7 @@ import shlex
 import tempfile
 from pathlib import Path
 
-from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError
+from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError, write_atomic
 from .git import (
     blob_id,
     COMMENT_LINE,
@@ -351,12 +352,20 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
         problems += [f"commit {rev[:12]} ({path.name}): message line {n}, {line!r}, {COMMENT_LINE}"
                      for n, line in comment_lines(message)]  # fmt: skip
         have = f"{headers.get('Author', '')} <{headers.get('Email', '')}>"
-        if have != author.strip():
+        if have != author.strip() and got == want:  # a body's `From:` line: above (v17 F3)
+            # am's reading is offered as the author only where it drops characters of the
+            # name (quotes, a blank), never where it reads another one (v17 F3)
+            was, _, email = author.strip().rpartition(" <")
+            chars = iter(was)
+            ok = headers.get("Author") and all(c in chars for c in headers["Author"])
+            ok = ok and have.endswith(f" <{email}")
             problems.append(
                 f"commit {rev[:12]} ({subject!r}): its author {author.strip()!r} would come "
                 f"back from the patch as {have!r}. Mark the commit 'edit', then git -C {name} "
-                f"commit --amend --no-edit --author={shlex.quote(have)} and git -C {name} "
-                "rebase --continue"
+                f"commit --amend --no-edit --author="
+                + (shlex.quote(have) if ok else "'NAME <EMAIL>' (the author's own, its name "
+                   "without quotes)")  # fmt: skip
+                + f" and git -C {name} rebase --continue"
             )
     if problems:
         raise SeriesError(
@@ -831,9 +840,7 @@ def write(root: Path, p: Plan, extra: dict[Path, bytes] | None = None) -> None:
                 set_note(p.tree, rev, "\n".join([*old, n]))
         if files:
             p.series.dir.mkdir(parents=True, exist_ok=True)
-        write_all(root, files)
-        for n in p.removed:
-            (p.series.dir / n).unlink(missing_ok=True)
+        write_all(root, files, [p.series.dir / n for n in p.removed])
         for rev, old, n in zip(p.revs, p.noted, p.names):
             if old != [n]:
                 set_note(p.tree, rev, n)
@@ -845,25 +852,32 @@ def write(root: Path, p: Plan, extra: dict[Path, bytes] | None = None) -> None:
         write_state(p.tree, p.state)
 
 
-def write_all(root: Path, files: dict[Path, bytes]) -> None:
-    """Write every file as a temporary one first, then rename them all into place: a full
-    disk or a read-only folder stops the export before any file is replaced (the temporary
-    files are removed), and the renames do not fail for want of space."""
-    tmps = {}
+def write_all(root: Path, files: dict[Path, bytes], removed: list[Path] = ()) -> None:
+    """Write every file as a temporary one first, then rename them all into place and delete
+    `removed`: a full disk or a read-only folder stops the export before any file is
+    replaced, and the renames do not fail for want of space; a file that cannot be replaced
+    or deleted (chattr +i) stops it too, the files done before it given their bytes back
+    (v17 F1). Either way the temporary files go."""
+    tmps, done = {}, {}
     try:
         for path, data in files.items():
-            tmp = path.with_name(f".{path.name}.te-series-tmp")
-            tmps[path] = tmp
-            tmp.write_bytes(data)
+            tmps[path] = path.with_name(f".{path.name}.te-series-tmp")
+            tmps[path].write_bytes(data)
+        for path in [*files, *removed]:
+            old = path.read_bytes() if path.exists() else None
+            os.replace(tmps[path], path) if path in files else path.unlink(missing_ok=True)
+            done[path] = old
     except OSError as e:
+        for back, old in done.items():
+            with contextlib.suppress(OSError):
+                write_atomic(back, old) if old is not None else back.unlink()
         for tmp in tmps.values():
             tmp.unlink(missing_ok=True)
         raise SeriesError(
             f"could not write {rel(path, root)} ({e.strerror}); nothing was written, the "
-            "series is as it was. Make room (or make the folder writable) and export again."
+            "series is as it was. Make room, or make the folder and that file writable (lsattr "
+            "shows an immutable one: chattr -i), and export again."
         ) from None
-    for path, tmp in tmps.items():
-        os.replace(tmp, path)
 
 
 def report(root: Path, p: Plan, dry: bool) -> None:

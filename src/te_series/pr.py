@@ -2,7 +2,8 @@
 
 patches/series groups the patches into PRs with `# pr: <slug> [on <base>]` lines (a group
 runs to the next marker). For each group, in order, branch `pr/<slug>` is its base's branch
-(`main`: the upstream base; by default the PR before it) with its own commits on top.
+(`main`: the upstream base; by default the PR before it) with its own commits on top, built
+as check builds it (worktree.build_prs, after the whole series).
 
 Every commit is signed off by the submitter (`--identity`, else git config), under the DCO:
 every sign-off of the project's placeholder goes, wherever it stands and however it is
@@ -20,12 +21,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .check import lint_groups
-from .util import PatchFailed, progress, rel, SeriesError
+from .check import lint_groups, try_each
+from .util import rel, SeriesError
 from .git import blob_id, format_patch, git, git_run, interpret_trailers, log1
 from .series import load_series, norm_email, Series, SIGNOFF_RE, split_identity
 from .base import init_git_base, prerequisite_needs
-from .worktree import apply_one, refuse_out
+from .worktree import build_prs, refuse_out
 
 MARKER = ".te-series-pr"
 MARKER_HEAD = "written by te-series pr; the next run replaces these files:\n"
@@ -234,43 +235,40 @@ def run(args) -> int:
         repo = Path(tmp) / "repo"
         base = init_git_base(repo, args.te_src, series.base_commit)
         refuse_prerequisites(repo, series, base)
+        # The whole series first, as check applies it: build_prs merges with its objects.
+        try_each(repo, series, include=None, pylintrc=None, run_style=False)
         msg_file = Path(tmp) / "msg"
         summary, authors = [], {}
-        for slug, group, on in groups:  # each from its base's branch (main: upstream's base)
-            prev = base if on == "main" else f"pr/{on}"
-            git("checkout", "-q", "--detach", prev, cwd=repo)
-            for patch in group:
-                progress(f"pr/{slug} on {on}: {patch}")
-                try:
-                    apply_one(repo, series.dir / patch)
-                except PatchFailed as err:
-                    raise SeriesError(
-                        f"PR {slug} on {on}: {err}Nothing was written; te-series check names it "
-                        "too."
-                    ) from None
-                msg, author_email, date = git(
-                    "log", "-1", "--format=%B%x00%ae%x00%aI", cwd=repo
-                ).split("\0")
-                msg_file.write_text(resign(msg, who, placeholder))
-                env = {
-                    "GIT_AUTHOR_NAME": name,
-                    "GIT_AUTHOR_EMAIL": email,
-                    "GIT_COMMITTER_NAME": name,
-                    "GIT_COMMITTER_EMAIL": email,
-                    "GIT_AUTHOR_DATE": date.strip(),
-                    "GIT_COMMITTER_DATE": date.strip(),
-                }
-                # The placeholder as author becomes the submitter; a real author stays.
-                reset = norm_email(author_email) == norm_email(placeholder)
-                git(
-                    "commit", "-q", "--amend", "--no-verify", "--cleanup=verbatim",
-                    *(["--reset-author"] if reset else []), "-F", str(msg_file),
-                    cwd=repo, env=env,
-                )  # fmt: skip
-                author = log1(repo, "%an <%ae>")
-                authors[author] = authors.get(author, 0) + 1
-            git("branch", "-f", f"pr/{slug}", "HEAD", cwd=repo)
-            summary.append((slug, prev, group))
+
+        def resign_head() -> None:
+            msg, author_email, date = git("log", "-1", "--format=%B%x00%ae%x00%aI",
+                                          cwd=repo).split("\0")  # fmt: skip
+            msg_file.write_text(resign(msg, who, placeholder))
+            env = {
+                "GIT_AUTHOR_NAME": name,
+                "GIT_AUTHOR_EMAIL": email,
+                "GIT_COMMITTER_NAME": name,
+                "GIT_COMMITTER_EMAIL": email,
+                "GIT_AUTHOR_DATE": date.strip(),
+                "GIT_COMMITTER_DATE": date.strip(),
+            }
+            # The placeholder as author becomes the submitter; a real author stays.
+            reset = norm_email(author_email) == norm_email(placeholder)
+            git(
+                "commit", "-q", "--amend", "--no-verify", "--cleanup=verbatim",
+                *(["--reset-author"] if reset else []), "-F", str(msg_file),
+                cwd=repo, env=env,
+            )  # fmt: skip
+            author = log1(repo, "%an <%ae>")
+            authors[author] = authors.get(author, 0) + 1
+
+        for slug, on, group, failed in build_prs(repo, series, base, each=resign_head):
+            if failed:
+                raise SeriesError(
+                    f"PR {slug} on {on}: {failed}Nothing was written; te-series check names it "
+                    "too."
+                )
+            summary.append((slug, base if on == "main" else f"pr/{on}", group))
         branches = [f"pr/{slug}" for slug, *_ in groups]
         scan(repo, base, branches, placeholder)
         prepare_out(out, root)

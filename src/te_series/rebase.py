@@ -392,6 +392,10 @@ def abort(fork) -> int:
         # The rebase itself had finished (the export step refused): move series back. The
         # index is refreshed first: a file touched since (same content) is no edit.
         git_run("update-index", "-q", "--refresh", cwd=fork)
+        moved = git("diff", "--name-only", "-z", "--no-renames", state.rebase_from, "HEAD",
+                    cwd=fork).split("\0")  # fmt: skip
+        put_aside(fork, [f for f in moved if f], "the rebase", "fork",
+                  "(onto the series as it was)")  # reset --keep refuses them (v17 F4)
         git("reset", "-q", "--keep", state.rebase_from, cwd=fork)
     state.rebase_onto = state.rebase_from = state.rebase_prerequisites = None
     write_state(fork, state)

@@ -522,13 +522,19 @@ def refuse_out(root: Path, out: Path, example: str, *, folder: bool) -> None:
         raise SeriesError(f"--out {out} is a folder; name a file")
     if not folder and not out.parent.is_dir():
         raise SeriesError(f"--out {out}: folder {out.parent} does not exist")
-    for d in OWN_DIRS:
-        if Path(out).resolve().is_relative_to(os.path.realpath(root / d)):  # loops: v11 #9
-            raise SeriesError(
-                f"--out {rel(out, root)} is inside {d}/, which te-series keeps (the series, "
-                f"the work trees and their backups); writing there could overwrite them. "
-                f"Name a path outside them (e.g. {example})."
-            )
+    d = kept_dir_of(root, out, OWN_DIRS)
+    if d:
+        raise SeriesError(
+            f"--out {rel(out, root)} is inside {d}/, which te-series keeps (the series, "
+            f"the work trees and their backups); writing there could overwrite them. "
+            f"Name a path outside them (e.g. {example})."
+        )
+
+
+def kept_dir_of(root: Path, path: Path, dirs: tuple[str, ...]) -> str | None:
+    """The one of `dirs` (folders of the project) that `path` lies inside, links followed."""
+    real = Path(os.path.realpath(path))  # loops too (v11 #9)
+    return next((d for d in dirs if real.is_relative_to(os.path.realpath(root / d))), None)
 
 
 def backup_stamp(root: Path) -> str:
@@ -546,6 +552,14 @@ def backup_stamp(root: Path) -> str:
             "moves whole trees into it, which must be a rename (instant; a copy can stop "
             f"halfway on a full disk). Remove the link (rm {BACKUP_DIR}; te-series makes the "
             "folder) or point it at a folder on the project's file system, then run again."
+        )
+    inside = kept_dir_of(root, held, OWN_DIRS[:-1])  # a move into fork/ copies it (v17 F7)
+    if inside:
+        raise SeriesError(
+            f"{BACKUP_DIR} leads into {inside}/ ({os.path.realpath(held)}): te-series would move "
+            f"the work trees it replaces into {inside}/, which it keeps itself. Remove the link "
+            f"(rm {BACKUP_DIR}; te-series makes the folder) or point it at a folder outside "
+            "patches/ and the work trees, then run again."
         )
     stamp = time.strftime("%Y%m%d-%H%M%S")
     n = 1
@@ -679,21 +693,22 @@ def abort_am(repo: Path, patch: Path | None = None, shown: str = "fork") -> None
         put_aside(repo, [f.path for f in read_patch(patch).files], patch.name, shown)
 
 
-def put_aside(repo: Path, paths: list[str], what: str, shown: str) -> None:
+def put_aside(repo: Path, paths: list[str], what: str, shown: str,
+              when: str = "once the patch is in") -> None:  # fmt: skip
     """Stash what paths hold that HEAD does not, never away, before a step that failed not for
     the patch runs again (apply's am, rebase's pick): a git that failed while writing (a full
     disk) leaves them changed, unrecorded (v12 #7), and they may be the user's own edits (v15
-    #1)."""
+    #1); or before rebase --abort moves them back (v17 F4)."""
     status = paths and git_run("status", "--porcelain", "-z", "--untracked-files=all", "--",
                                *paths, cwd=repo).stdout  # fmt: skip
     changed = [entry[3:] for entry in (status or "").split("\0") if entry[3:]]
     if changed:
-        message = f"te-series: {shown}/'s changes to the files of {what}, before it ran again"
+        message = f"te-series: {shown}/'s changes to the files of {what}"
         git("stash", "push", "-q", "--include-untracked", "-m", message, "--", *changed, cwd=repo)
         print(
             f"{shown}/ had changes to files of {what} that HEAD does not have (yours, or "
             f"a failed git's): {', '.join(changed)}. They are kept in git -C {shown} stash "
-            f"list (stash@{{0}}); git -C {shown} stash pop brings them back once the patch is in."
+            f"list (stash@{{0}}); git -C {shown} stash pop brings them back {when}."
         )
 
 
@@ -771,6 +786,31 @@ def apply_one(repo: Path, patch: Path, include: str | None = None, stopped=lambd
             f"earlier patch has it; git am says: {' '.join(proc.stdout.split())[-300:] or 'nothing'})\n",
             "already",
         )
+
+
+def build_prs(tree: Path, series: Series, top: str, include: str | None = None, each=lambda: 0):
+    """Branch pr/<slug> of each `# pr:` group, in series order: its base's branch (main: `top`)
+    and the PR's patches on it by `git am -3`, `each()` after each commit. The one way check
+    tries a PR on its base and pr makes the branch it posts, in a tree that has applied the
+    whole series first: am's 3-way merge finds there the pre-images a patch was made against
+    (v17 F2). Yields (slug, on, patches, the PatchFailed that stopped it, or None)."""
+    built = {"main": top}
+    for slug, own, on in series.groups()[0]:
+        failed = None if on in built else PatchFailed(f"its base, PR {on}, was not built\n")
+        git("checkout", "-q", "-f", "--detach", built.get(on, top), cwd=tree)
+        for patch in [] if failed else own:
+            progress(f"pr/{slug} on {on}: {patch}")
+            try:
+                apply_one(tree, series.dir / patch, include)
+            except PatchFailed as err:
+                failed = err
+                abort_am(tree)
+                break
+            each()
+        if failed is None:
+            git("branch", "-f", f"pr/{slug}", "HEAD", cwd=tree)
+            built[slug] = f"pr/{slug}"
+        yield slug, on, own, failed
 
 
 def apply_patches(repo: Path, series: Series, state: State, include: str | None = None) -> None:
