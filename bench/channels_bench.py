@@ -270,6 +270,21 @@ def standalone(device, size):
     return make(), make()
 
 
+def standalone_public(device, size):
+    """Standalone calls, op(x), of an op with a public extra output and a Bias."""
+
+    def make():
+        make_extra, bias = te_ops.MakeExtraOutput(), te_ops.Bias(size, device=device)
+
+        def fn(x):
+            y, extra = make_extra(x)
+            return bias(y) + extra
+
+        return fn
+
+    return make(), make()
+
+
 def train_step(fn, x, dy):
     """Forward and backward."""
     fn(x).backward(dy)
@@ -307,6 +322,7 @@ MODELS = {
     "recompute": (residual, recompute_step),
     "gradflip": (residual, grad_flip_step),
     "standalone": (standalone, train_step),
+    "standalone-public": (standalone_public, train_step),
     "saving16": (saving16, train_step),
     "router512": (router512, train_step),
     "nodes8": (nodes8, train_step),
