@@ -8,7 +8,7 @@ per step; the residual block under two alternating configurations, activation re
 no-grad forward before each grad forward) and a grad-requirement flip (the input requires grad
 every other call), which make the fuser switch fusion configurations; and standalone calls of
 two ops, each of which runs in a fuser of its own made for the call (its "caller-routed" twin
-is the same). `public1`: a small block with one fresh public extra output; `inplace`: the
+is the same; `standalone-public`: the same with an op that returns a public extra output). `public1`: a small block with one fresh public extra output; `inplace`: the
 residual block with an in-place add (on a channel, or into the caller's extra input); the
 `-nograd` variants run the forward only, with autograd off.
 
