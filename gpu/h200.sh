@@ -38,9 +38,13 @@
 #  the base, and host time per step of bench/channels_bench.py, the set against the base.
 #  Fuser overhead (issue 27): `start build base prs overhead` with H200_PRS="contract
 #  channel-routing" (each PR tip as its own tree, its tests there and on the base) runs
-#  gpu/hostperf.py over main ($B) and those tips, interleaved rounds in one job
-#  (H200_OVERHEAD_TREES, _ROUNDS (6), _STEPS (50), _S (420 s budget)); collect brings back
-#  overhead.txt (the report) and overhead.jsonl.
+#  gpu/hostperf.py over main ($B), those tips and main again (the null row): one worker per
+#  tree, pinned to one CPU, blocks alternating tree by tree, ratios paired per round
+#  (H200_OVERHEAD_TREES, _ROUNDS (30), _STEPS (50), _CPU (3), _S (420 s budget)); collect
+#  brings back overhead.txt (the report) and overhead.jsonl.
+#  Session 22 ran `start build base prs overhead l0 l0-base` with H200_PRS="contract
+#  channel-routing backward-boundary retain-graph", H200_OVERHEAD_TREES the same,
+#  H200_PRS_K adding those PRs' tests, H200_L0_ARGS="--only test_fusible_ops --workers 12".
 #  Retain-graph (issue 28): `start build base rg l0 l0-base` with H200_L0_ARGS="--only
 #  test_fusible_ops --workers 12": stage rg is gpu/rg_cuda.sh; collect brings back rg.tar.xz.
 #  Knobs: H200_BASE_ROUTING (caller; both runs the channel halves on the base too),
@@ -271,20 +275,22 @@ st_hostperf() {  # host wall time per step of bench/channels_bench.py on CUDA: a
   touch "$S/hostperf.done"
 }
 
-st_overhead() {  # host time per step of gpu/hostperf.py's models: main and PR tips, interleaved
+st_overhead() {  # host time per step of gpu/hostperf.py's models: main and PR tips, paired
   # Trees: main is the base worktree ($B); each other tree is a PR tip that the prs stage
-  # made ($S/prs/tree-SLUG). H200_OVERHEAD_TREES names the slugs, base first after main.
+  # made ($S/prs/tree-SLUG). H200_OVERHEAD_TREES names the slugs; main-again (main once more)
+  # is the null row. Every worker is pinned to CPU H200_OVERHEAD_CPU (3); blocks alternate.
   [ -f "$S/base.ok" ] || st_base || return 1
   local out=$S/overhead slug specs=("main=$B")
   for slug in ${H200_OVERHEAD_TREES:-contract channel-routing}; do
     [ -d "$S/prs/tree-$slug" ] || { say "overhead: no tree for $slug (run the prs stage with H200_PRS)"; return 1; }
     specs+=("$slug=$S/prs/tree-$slug")
   done
+  specs+=("main-again=$B")
   mkdir -p "$out"; : > "$out/rounds.jsonl"
-  say "overhead: ${specs[*]}, ${H200_OVERHEAD_ROUNDS:-6} rounds, budget ${H200_OVERHEAD_S:-420} s"
-  "$PY" "$REPO/gpu/hostperf.py" run --device cuda --rounds "${H200_OVERHEAD_ROUNDS:-6}" \
-    --steps "${H200_OVERHEAD_STEPS:-50}" --blocks 5 --warmup 20 --budget-s "${H200_OVERHEAD_S:-420}" \
-    --out "$out/rounds.jsonl" --site "$SITE" --cwd "$RUN" "${specs[@]}" \
+  say "overhead: ${specs[*]}, ${H200_OVERHEAD_ROUNDS:-30} rounds, budget ${H200_OVERHEAD_S:-420} s"
+  "$PY" "$REPO/gpu/hostperf.py" run --device cuda --rounds "${H200_OVERHEAD_ROUNDS:-30}" \
+    --steps "${H200_OVERHEAD_STEPS:-50}" --warmup 20 --budget-s "${H200_OVERHEAD_S:-420}" \
+    --cpu "${H200_OVERHEAD_CPU:-3}" --out "$out/rounds.jsonl" --site "$SITE" --cwd "$RUN" "${specs[@]}" \
     > "$out/report.txt" 2>> "$LOG/overhead.log"
   touch "$S/overhead.done"
 }

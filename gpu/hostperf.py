@@ -1,21 +1,23 @@
-"""Host time per training step of small te.ops blocks, several source trees interleaved.
+"""Host time per training step of small te.ops blocks, several source trees paired block by block.
 
-    hostperf.py run --device cuda --rounds 6 --out rounds.jsonl [--site DIR] \
-        main=TREE_A contract=TREE_B channel-routing=TREE_C
+    hostperf.py run --device cuda --rounds 30 --cpu 3 --out rounds.jsonl [--site DIR] \
+        main=TREE_A contract=TREE_B channel-routing=TREE_C main-again=TREE_A
     hostperf.py report rounds.jsonl [--base main]
-    hostperf.py worker --device cuda ...      (one tree, one round: what `run` starts)
+    hostperf.py serve --device cuda ...      (one tree's worker: what `run` starts)
 
 Each tree is a TE checkout whose Python sources go first on PYTHONPATH (then --site, where
-the one build's packages are). `run` starts one worker process per tree per round, in an
-order that rotates and reverses from round to round, so that drift of the machine falls on
-every tree alike; the first tree named is the base of the ratios. A worker builds every
-model, warms it up, then times `--blocks` blocks of `--steps` forward+backward steps, with
-cyclic GC off inside each block. Per step it records:
+the one build's packages are). `run` starts one long-lived worker per tree (with --cpu, all
+pinned to the same CPU; only one works at a time); each builds every model and warms it up.
+Then, round by round and model by model, the driver asks each tree in turn for one block of
+`--steps` forward+backward steps, in an order that rotates and reverses from round to round.
+The blocks of one round and model run back to back, so a tree's ratio to the base is taken
+per round (paired) and drift of the machine falls on both sides of it; naming the base tree
+twice (`main-again` above) gives a null row, the noise of the method. Per block, cyclic GC off:
 
-- `cpu_us`: CPU time of the Python thread (time.thread_time_ns), read before the final
-  synchronize, so it is the host work of the step and not a wait on the GPU;
-- `wall_us`: wall time, after the final synchronize;
-- `peak_mib`: peak CUDA memory allocated over the model's blocks.
+- `cpu_us`: CPU time of the Python thread (time.thread_time_ns) per step, read before the
+  final synchronize, so it is the host work of the step and not a wait on the GPU;
+- `wall_us`: wall time per step, after the final synchronize;
+- `peak_mib`: peak CUDA memory allocated over the block.
 
 Models (bf16 on CUDA; small batches, so that the step is bound by the host):
 `ln_mlp` (te.ops LayerNorm -> Linear -> GELU -> Linear, 16 tokens, hidden 256), `residual`
@@ -149,48 +151,37 @@ def _first(y):
     return y[0] if isinstance(y, tuple) else y
 
 
-def _time_model(fn, shape, device, dtype, args):
+def _block(fn, x, dy, steps, sync, cuda):
+    """One timed block: per-step CPU time of this thread and wall time, cyclic GC off."""
     import torch  # pylint: disable=import-outside-toplevel
 
-    cuda = device.type == "cuda"
-    sync = torch.cuda.synchronize if cuda else (lambda: None)
-    x = torch.randn(shape, device=device, dtype=dtype, requires_grad=True)
-    dy = torch.randn(shape, device=device, dtype=dtype)
-
-    def step():
-        _first(fn(x)).backward(dy)
-
-    for _ in range(args.warmup):
-        step()
-    sync()
     if cuda:
         torch.cuda.reset_peak_memory_stats()
-    cpu, wall = [], []
-    for _ in range(args.blocks):
-        gc.collect()
-        gc.disable()
-        try:
-            w0, c0 = time.perf_counter_ns(), time.thread_time_ns()
-            for _ in range(args.steps):
-                step()
-            c1 = time.thread_time_ns()
-            sync()
-            w1 = time.perf_counter_ns()
-        finally:
-            gc.enable()
-        cpu.append((c1 - c0) / args.steps / 1e3)
-        wall.append((w1 - w0) / args.steps / 1e3)
-    peak = torch.cuda.max_memory_allocated() / 2**20 if cuda else None
+    gc.collect()
+    gc.disable()
+    try:
+        w0, c0 = time.perf_counter_ns(), time.thread_time_ns()
+        for _ in range(steps):
+            _first(fn(x)).backward(dy)
+        c1 = time.thread_time_ns()
+        sync()
+        w1 = time.perf_counter_ns()
+    finally:
+        gc.enable()
     return {
-        "cpu_us": statistics.median(cpu),
-        "wall_us": statistics.median(wall),
-        "cpu_blocks": cpu,
-        "wall_blocks": wall,
-        "peak_mib": peak,
+        "cpu_us": (c1 - c0) / steps / 1e3,
+        "wall_us": (w1 - w0) / steps / 1e3,
+        "peak_mib": torch.cuda.max_memory_allocated() / 2**20 if cuda else None,
     }
 
 
-def cmd_worker(args) -> int:
+def cmd_serve(args) -> int:
+    """Build every model on this tree's TE, warm each up, then time one block per request.
+
+    Requests are lines of JSON on stdin, {"model": NAME, "steps": N}; each answer is one line
+    of JSON on stdout. The process stays up between requests, so the driver can alternate
+    trees block by block without paying an import per block.
+    """
     global _TorchBias, _TorchScale  # pylint: disable=global-statement
     import torch  # pylint: disable=import-outside-toplevel
     import transformer_engine.pytorch.ops.fuser as fuser  # pylint: disable=import-outside-toplevel
@@ -199,18 +190,27 @@ def cmd_worker(args) -> int:
     device = torch.device(args.device)
     if device.type == "cpu":
         torch.set_num_threads(1)
-    dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
+    cuda = device.type == "cuda"
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    dtype = torch.bfloat16 if cuda else torch.float32
     torch.manual_seed(0)
-    out = {"tree": args.tree, "round": args.round, "fuser": fuser.__file__, "models": {}}
+    ready, errors = {}, {}
     for name, (fn, shape) in _models(device, dtype).items():
         if args.only and name not in args.only.split(","):
             continue
         try:
-            out["models"][name] = _time_model(fn, shape, device, dtype, args)
+            x = torch.randn(shape, device=device, dtype=dtype, requires_grad=True)
+            dy = torch.randn(shape, device=device, dtype=dtype)
+            _block(fn, x, dy, args.warmup, sync, cuda)
+            ready[name] = (fn, x, dy)
         except Exception as e:  # pylint: disable=broad-except
             # One model that fails must not cost the others' numbers
-            out["models"][name] = {"error": f"{type(e).__name__}: {e}"[:500]}
-    print(json.dumps(out))
+            errors[name] = f"{type(e).__name__}: {e}"[:500]
+    print(json.dumps({"ready": list(ready), "errors": errors, "fuser": fuser.__file__}), flush=True)
+    for line in sys.stdin:
+        req = json.loads(line)
+        fn, x, dy = ready[req["model"]]
+        print(json.dumps(_block(fn, x, dy, req["steps"], sync, cuda)), flush=True)
     return 0
 
 
@@ -224,44 +224,61 @@ def _order(trees, r):
     return order if r % 2 == 0 else order[::-1]
 
 
+def _start(name, path, args):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.abspath(path), args.site]))
+    cmd = [sys.executable, os.path.abspath(__file__), "serve", "--device", args.device]
+    cmd += ["--warmup", str(args.warmup)] + (["--only", args.only] if args.only else [])
+    pin = (lambda: os.sched_setaffinity(0, {args.cpu})) if args.cpu is not None else None
+    return subprocess.Popen(  # pylint: disable=consider-using-with,subprocess-popen-preexec-fn
+        cmd,
+        env=env,
+        cwd=args.cwd or None,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+        preexec_fn=pin,
+    )
+
+
+def _answer(proc, name):
+    line = proc.stdout.readline()
+    if not line:
+        raise SystemExit(f"hostperf: the worker of tree {name} ended (rc {proc.wait()})")
+    return json.loads(line)
+
+
 def cmd_run(args) -> int:
     trees = [spec.partition("=")[0] for spec in args.trees]
     paths = dict(spec.partition("=")[::2] for spec in args.trees)
     for name, path in paths.items():
         if not os.path.isdir(os.path.join(path, "transformer_engine")):
             sys.exit(f"hostperf: tree {name}={path} has no transformer_engine/")
-    worker = [sys.executable, os.path.abspath(__file__), "worker", "--device", args.device]
-    worker += ["--steps", str(args.steps), "--blocks", str(args.blocks)]
-    worker += ["--warmup", str(args.warmup)] + (["--only", args.only] if args.only else [])
     t0 = time.monotonic()
-    with open(args.out, "a", encoding="utf-8") as f:
-        for r in range(args.rounds):
-            if args.budget_s and time.monotonic() - t0 > args.budget_s:
-                print(f"hostperf: budget spent after {r} rounds", file=sys.stderr)
-                break
-            for name in _order(trees, r):
-                env = dict(os.environ)
-                env["PYTHONPATH"] = os.pathsep.join(
-                    filter(None, [os.path.abspath(paths[name]), args.site])
-                )
-                cmd = worker + ["--tree", name, "--round", str(r)]
-                proc = subprocess.run(
-                    cmd,
-                    env=env,
-                    cwd=args.cwd or None,
-                    capture_output=True,
-                    text=True,
-                    timeout=args.timeout_s,
-                    check=False,
-                )
-                lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
-                if proc.returncode != 0 or not lines:
-                    row = {"tree": name, "round": r, "error": proc.stderr[-2000:]}
-                else:
-                    row = json.loads(lines[-1])
-                f.write(json.dumps(row) + "\n")
+    procs = {name: _start(name, paths[name], args) for name in trees}
+    try:
+        hello = {name: _answer(procs[name], name) for name in trees}
+        models = [m for m in hello[trees[0]]["ready"] if all(m in h["ready"] for h in hello.values())]
+        with open(args.out, "a", encoding="utf-8") as f:
+            for name, h in hello.items():
+                f.write(json.dumps({"tree": name, "fuser": h["fuser"], "errors": h["errors"]}) + "\n")
+            print(f"hostperf: workers up after {time.monotonic() - t0:.0f} s", file=sys.stderr)
+            for r in range(args.rounds):
+                if args.budget_s and time.monotonic() - t0 > args.budget_s:
+                    print(f"hostperf: budget spent after {r} rounds", file=sys.stderr)
+                    break
+                for i, model in enumerate(models):
+                    for name in _order(trees, r + i):
+                        procs[name].stdin.write(json.dumps({"model": model, "steps": args.steps}) + "\n")
+                        row = {"tree": name, "round": r, "model": model, **_answer(procs[name], name)}
+                        f.write(json.dumps(row) + "\n")
                 f.flush()
-            print(f"hostperf: round {r + 1}/{args.rounds} done", file=sys.stderr)
+                print(f"hostperf: round {r + 1}/{args.rounds} done", file=sys.stderr)
+    finally:
+        for proc in procs.values():
+            proc.stdin.close()
+            proc.wait(timeout=60)
     report(args.out, trees[0])
     return 0
 
@@ -269,84 +286,79 @@ def cmd_run(args) -> int:
 # --------------------------------------------------------------------------- report
 
 
+def _q(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))]
+
+
 def _spread(xs, fmt="{:.3f}"):
+    """median [interquartile range]"""
     if not xs:
         return "-"
-    return f"{fmt.format(statistics.median(xs))} [{fmt.format(min(xs))}-{fmt.format(max(xs))}]"
+    return f"{fmt.format(statistics.median(xs))} [{fmt.format(_q(xs, 0.25))}-{fmt.format(_q(xs, 0.75))}]"
 
 
 def report(path, base=None) -> None:
-    rows = []
     with open(path, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f if line.strip().startswith("{")]
+    blocks = [r for r in rows if "model" in r]
     trees = list(dict.fromkeys(r["tree"] for r in rows))
     base = base or trees[0]
-    by = {(r["tree"], r["round"]): r for r in rows}
-    rounds = sorted({r["round"] for r in rows})
-    errors = [r for r in rows if "error" in r]
-    models = list(dict.fromkeys(m for r in rows for m in r.get("models", {})))
-    print(f"{len(rounds)} rounds, trees {trees}, base {base}; per step, median [min-max] of rounds")
-    for e in errors:
-        print(f"  worker error, {e['tree']} round {e['round']}: {e['error'][-300:]}")
+    by = {(r["tree"], r["round"], r["model"]): r for r in blocks}
+    rounds = sorted({r["round"] for r in blocks})
+    models = list(dict.fromkeys(r["model"] for r in blocks))
+    print(
+        f"{len(rounds)} rounds, trees {trees}, base {base}; per step, median [interquartile"
+        " range] of the rounds; ratios are paired: each tree's block over the base's block of"
+        " the same round and model, timed back to back"
+    )
+    for r in rows:
+        if r.get("errors"):
+            print(f"  {r['tree']}: models that failed: {r['errors']}")
     for m in models:
         print(f"{m}:")
         for t in trees:
-            cells = [by[t, r]["models"].get(m, {}) for r in rounds if (t, r) in by]
-            cells = [c for c in cells if "cpu_us" in c]
-            errs = {
-                by[t, r]["models"][m].get("error")
-                for r in rounds
-                if (t, r) in by and "error" in by[t, r].get("models", {}).get(m, {})
-            }
+            cells = [by[t, r, m] for r in rounds if (t, r, m) in by]
             if not cells:
-                print(f"  {t:18} no result {sorted(e for e in errs if e)[:1]}")
                 continue
             line = (
                 f"  {t:18} cpu {_spread([c['cpu_us'] for c in cells], '{:.1f}')} us"
                 f"  wall {_spread([c['wall_us'] for c in cells], '{:.1f}')} us"
             )
-            peaks = {c["peak_mib"] for c in cells if c.get("peak_mib") is not None}
+            peaks = [c["peak_mib"] for c in cells if c.get("peak_mib") is not None]
             if peaks:
                 line += f"  peak {max(peaks):.1f} MiB"
             if t != base:
-                ratios = {"cpu": [], "wall": []}
-                for r in rounds:
-                    a = by.get((t, r), {}).get("models", {}).get(m, {})
-                    b = by.get((base, r), {}).get("models", {}).get(m, {})
-                    if "cpu_us" in a and "cpu_us" in b:
-                        ratios["cpu"].append(a["cpu_us"] / b["cpu_us"])
-                        ratios["wall"].append(a["wall_us"] / b["wall_us"])
-                line += f"  /{base}: cpu {_spread(ratios['cpu'])} wall {_spread(ratios['wall'])}"
+                pairs = [(by[t, r, m], by[base, r, m]) for r in rounds if (t, r, m) in by and (base, r, m) in by]
+                cpu = [a["cpu_us"] / b["cpu_us"] for a, b in pairs]
+                wall = [a["wall_us"] / b["wall_us"] for a, b in pairs]
+                line += f"  /{base}: cpu {_spread(cpu)} wall {_spread(wall)} n={len(pairs)}"
             print(line)
 
 
 def main() -> int:
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="verb", required=True)
-    for verb in ("run", "worker"):
+    for verb in ("run", "serve"):
         s = sub.add_parser(verb)
         s.add_argument("--device", default="cuda")
-        s.add_argument("--steps", type=int, default=50, help="steps per block")
-        s.add_argument("--blocks", type=int, default=5, help="timed blocks per model")
         s.add_argument("--warmup", type=int, default=20, help="untimed steps per model")
         s.add_argument("--only", help="comma-separated model names")
     s = sub.choices["run"]
-    s.add_argument("--rounds", type=int, default=6)
+    s.add_argument("--steps", type=int, default=50, help="steps per block")
+    s.add_argument("--rounds", type=int, default=30, help="blocks per model and tree")
+    s.add_argument("--cpu", type=int, help="pin every worker to this CPU")
     s.add_argument("--out", required=True, help="JSON lines, appended")
     s.add_argument("--site", help="appended to PYTHONPATH after each tree")
     s.add_argument("--cwd", help="working directory of the workers (neither tree)")
-    s.add_argument("--timeout-s", type=int, default=180, help="per worker")
     s.add_argument("--budget-s", type=int, default=0, help="start no round after this")
     s.add_argument("trees", nargs="+", help="NAME=PATH; the first is the base")
-    s = sub.choices["worker"]
-    s.add_argument("--tree", default="")
-    s.add_argument("--round", type=int, default=0)
     s = sub.add_parser("report")
     s.add_argument("path")
     s.add_argument("--base")
     args = p.parse_args()
-    if args.verb == "worker":
-        return cmd_worker(args)
+    if args.verb == "serve":
+        return cmd_serve(args)
     if args.verb == "run":
         return cmd_run(args)
     report(args.path, args.base)
