@@ -144,8 +144,11 @@ def git_run(
             cwd=cwd,
             capture_output=True,
             text=as_text,
-            errors="surrogateescape" if as_text else None,  # a name that is not UTF-8 (v15 #2)
-            env=git_env({**own_repository(Path(cwd)), **(env or {})}),
+            # UTF-8 both ways, as PINNED has git write messages, whatever the locale (a
+            # Latin-1 one misread them, v19 F1); a name that is not UTF-8 kept (v15 #2)
+            encoding="utf-8" if as_text else None,
+            errors="surrogateescape" if as_text else None,
+            env=utf8_identity(git_env({**own_repository(Path(cwd)), **(env or {})})),
             input=input,
             check=False,
             start_new_session=True,
@@ -167,6 +170,13 @@ def git_run(
             "run te-series status to see where things stand"
         )
     return proc
+
+
+def utf8_identity(env: dict) -> dict:
+    """The identity git writes into a commit (the tool's: the caller's GIT_* are dropped),
+    in UTF-8, as the commit's message (v19 F1), not in the locale's charset."""
+    return {k: v.encode("utf-8", "surrogateescape") if k.startswith(("GIT_AUTHOR_",
+            "GIT_COMMITTER_")) else v for k, v in env.items()}  # fmt: skip
 
 
 def own_repository(cwd: Path) -> dict:

@@ -250,13 +250,11 @@ def run(args) -> int:
         refuse_prerequisites(repo, series, base, args.te_src)
         # The whole series first, as check applies it: build_prs merges with its objects.
         try_each(repo, series, include=None, pylintrc=None, run_style=False)
-        msg_file = Path(tmp) / "msg"
         summary, authors = [], {}
 
         def resign_head() -> None:
             msg, author_email, date = git("log", "-1", "--format=%B%x00%ae%x00%aI",
                                           cwd=repo).split("\0")  # fmt: skip
-            msg_file.write_text(resign(msg, who, placeholder))
             env = {
                 "GIT_AUTHOR_NAME": name,
                 "GIT_AUTHOR_EMAIL": email,
@@ -269,8 +267,8 @@ def run(args) -> int:
             reset = norm_email(author_email) == norm_email(placeholder)
             git(
                 "commit", "-q", "--amend", "--no-verify", "--cleanup=verbatim",
-                *(["--reset-author"] if reset else []), "-F", str(msg_file),
-                cwd=repo, env=env,
+                *(["--reset-author"] if reset else []), "-F", "-",
+                cwd=repo, env=env, input=resign(msg, who, placeholder),
             )  # fmt: skip
             author = log1(repo, "%an <%ae>")
             authors[author] = authors.get(author, 0) + 1
