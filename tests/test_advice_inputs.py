@@ -630,6 +630,25 @@ def test_the_advice_for_a_release_that_does_not_match_gets_past_it(three, upstre
     assert rc == 0, out
 
 
+def test_a_damaged_wheel_in_the_cache_is_fetched_again(three, upstream, monkeypatch, capsys):
+    """tool-review-v19 F2: a cached wheel cut short (a download that did not finish) stopped
+    apply as "not a wheel (not a zip file)", on every run, with no way on (on a git base: as
+    a base.toml release without the prerequisite). It is the cache's: fetched again."""
+    whole = cache("9.9.9", upstream)
+    whole.write_bytes(whole.read_bytes()[:-100])
+    real = subprocess.run
+
+    def run(cmd, *args, **kw):  # pip download, as it fetches the wheel
+        if "download" not in cmd:
+            return real(cmd, *args, **kw)
+        cache("9.9.9", upstream)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    rc, out = te("apply", "--force", capsys=capsys)
+    assert rc == 0 and "is damaged (not a whole zip file): fetching it again" in out, out
+
+
 def test_the_releases_a_failed_download_names_can_be_used(three, upstream, monkeypatch, capsys):
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     rc, out = te("port", "--release", "7.7.7", capsys=capsys)
