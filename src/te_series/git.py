@@ -148,7 +148,7 @@ def git_run(
             # Latin-1 one misread them, v19 F1); a name that is not UTF-8 kept (v15 #2)
             encoding="utf-8" if as_text else None,
             errors="surrogateescape" if as_text else None,
-            env=utf8_identity(git_env({**own_repository(Path(cwd)), **(env or {})})),
+            env=git_env({**own_repository(Path(cwd)), **(env or {})}),
             input=input,
             check=False,
             start_new_session=True,
@@ -170,13 +170,6 @@ def git_run(
             "run te-series status to see where things stand"
         )
     return proc
-
-
-def utf8_identity(env: dict) -> dict:
-    """The identity git writes into a commit (the tool's: the caller's GIT_* are dropped),
-    in UTF-8, as the commit's message (v19 F1), not in the locale's charset."""
-    return {k: v.encode("utf-8", "surrogateescape") if k.startswith(("GIT_AUTHOR_",
-            "GIT_COMMITTER_")) else v for k, v in env.items()}  # fmt: skip
 
 
 def own_repository(cwd: Path) -> dict:
