@@ -6,6 +6,7 @@ its test). The model: test_apply.py::test_each_advice_of_a_stop_gets_apply_past_
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -466,20 +467,30 @@ def test_the_advice_for_a_placeholder_left_in_a_commit_gets_pr_past_it(three, pr
 
 def test_the_advice_for_a_base_without_a_prerequisite_gets_pr_past_it(project, upstream, tmp_path,
                                                                       capsys):  # fmt: skip
-    """It also said the rebase "drops them from base.toml": the tables stay (prereq F1)."""
+    """It also said the rebase "drops them from base.toml": the tables stay (prereq F1). And
+    it said "te-series rebase --onto origin/main", a no-op while upstream main lacks them
+    too, after which pr refused again (v19 F5): it says so, and how to go on."""
     series = add_prerequisite(project, upstream)
     make_series(project, upstream, [OTHER])
     group_all(series, project)
-    rc, out = te("pr", "--te-src", str(upstream), *WHO, capsys=capsys)
-    said = "Rebase onto an upstream main that contains them first (te-series rebase --onto "
-    assert rc == 2 and said + "origin/main --te-src PATH), then run pr" in out, out
-    commit(upstream, {FUSER_PATH: POST}, SUBJECT)  # upstream merges #42
     te_src = tmp_path / "te"
     sh("git", "clone", "-q", str(upstream), str(te_src), cwd=tmp_path)  # a checkout: origin/main
-    rc, out = te("rebase", "--onto", "origin/main", "--te-src", str(te_src), capsys=capsys)
+    rc, out = te("pr", "--te-src", str(te_src), *WHO, capsys=capsys)
+    base = series.base_commit
+    assert rc == 2 and f"{te_src}'s origin/main ({base[:12]}) has not merged them" in out, out
+    (check,) = re.findall(r"Until then (te-series check --te-src \S+) tests each PR", out)
+    assert te(*shlex.split(check)[1:], capsys=capsys)[0] == 0
+    commit(upstream, {FUSER_PATH: POST}, SUBJECT)  # upstream merges #42
+    (fetch,) = re.findall(r"Fetch it \((git -C \S+ fetch origin)\)", out)
+    sh(*shlex.split(fetch), cwd=tmp_path)
+    ((rebase, pr),) = re.findall(r"origin/main has them: (te-series rebase .*?), then run (pr)", out)
+    merged = sh("git", "rev-parse", "HEAD", cwd=upstream)[:12]
+    rc, out = te("pr", "--te-src", str(te_src), *WHO, capsys=capsys)  # it names that main now
+    assert rc == 2 and f"{te_src}'s origin/main ({merged}) has them: {rebase}" in out, out
+    rc, out = te(*shlex.split(rebase)[1:], capsys=capsys)
     assert rc == 0, out
     assert "[[prerequisite]]" in (project / BASE).read_text()
-    rc, out = te("pr", "--te-src", str(te_src), *WHO, capsys=capsys)
+    rc, out = te(pr, "--te-src", str(te_src), *WHO, capsys=capsys)
     assert rc == 0, out
 
 
@@ -617,6 +628,25 @@ def test_the_advice_for_a_release_that_does_not_match_gets_past_it(three, upstre
     else:
         rc, out = te("port", "--release", "10.0.0", capsys=capsys)
     assert rc == 0, out
+
+
+def test_a_damaged_wheel_in_the_cache_is_fetched_again(three, upstream, monkeypatch, capsys):
+    """tool-review-v19 F2: a cached wheel cut short (a download that did not finish) stopped
+    apply as "not a wheel (not a zip file)", on every run, with no way on (on a git base: as
+    a base.toml release without the prerequisite). It is the cache's: fetched again."""
+    whole = cache("9.9.9", upstream)
+    whole.write_bytes(whole.read_bytes()[:-100])
+    real = subprocess.run
+
+    def run(cmd, *args, **kw):  # pip download, as it fetches the wheel
+        if "download" not in cmd:
+            return real(cmd, *args, **kw)
+        cache("9.9.9", upstream)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    rc, out = te("apply", "--force", capsys=capsys)
+    assert rc == 0 and "is damaged (not a whole zip file): fetching it again" in out, out
 
 
 def test_the_releases_a_failed_download_names_can_be_used(three, upstream, monkeypatch, capsys):

@@ -184,6 +184,21 @@ def test_check_on_pypi_base_skips_pylint_and_says_so(project, upstream, tmp_path
     assert "pylint: skipped" in capsys.readouterr().out
 
 
+def test_check_reads_no_black_config_of_the_user(project, upstream, tmp_path, monkeypatch):
+    """tool-review-v19 F3: a user-level black config (~/.config/black, skip-magic-trailing-
+    comma) turned check red on a PyPI base, whose tree has no pyproject.toml, with diffs TE's
+    style rejects; a git base with TE's pyproject.toml stayed ok. Both run TE's black only."""
+    exploded = FUSER + "\n\nVALUES = [\n    1,\n    2,\n]\n"
+    fuser = "transformer_engine/pytorch/fuser.py"
+    series = make_series(project, upstream, [({fuser: exploded}, msg("Add values"))])
+    (tmp_path / "xdg").mkdir()
+    (tmp_path / "xdg" / "black").write_text("[tool.black]\nskip-magic-trailing-comma = true\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    wheel = make_wheel(upstream, tmp_path / "w")
+    assert check_mod.check(series, te_src=None, wheel=wheel) == []
+    assert check_mod.check(series, te_src=upstream, wheel=None) == []
+
+
 # --------------------------------------------------------------------------- ports
 
 

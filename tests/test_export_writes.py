@@ -223,3 +223,16 @@ def test_a_new_commit_between_two_prs_is_named_and_its_advice_moves_it(project, 
     assert groups["first"] == n[:2] and groups["second"][0] == new, groups
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0 and "rewrite" not in out and "add" not in out, out
+
+
+def test_a_series_file_that_is_a_link_is_written_through_it(three, project, capsys):
+    """tool-review-v19 F6: a patches/series that is a symbolic link (series -> series.real)
+    became a regular file on export, and the file it named kept the old list."""
+    real = three.dir / "series.real"
+    three.series_file.rename(real)
+    three.series_file.symlink_to("series.real")
+    save(project, "series via a link")
+    commit(project / "fork", {"README": "x\n"}, msg("Note"))
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and three.series_file.is_symlink(), out
+    assert "0004-PyTorch-Note.patch" in real.read_text()

@@ -4,10 +4,12 @@ byte-identical to a clean run: the same commits' trees in fork/, the same patch 
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -20,7 +22,9 @@ from series_helpers import (
     CONFLICTING,
     CRLF,
     FORK_CONFIG,
+    fetch_pr_branches,
     fork_log,
+    group_all,
     GOOD_CHANGE,
     GOOD_MSG,
     HOOK,
@@ -34,6 +38,7 @@ from series_helpers import (
     sh,
     te,
     THREE,
+    WHO,
 )
 
 
@@ -514,3 +519,51 @@ def test_a_users_autocrlf_leaves_no_edits_in_fork_after_a_rebase(three, project,
     rc, out = te("export", capsys=capsys)
     assert rc == 0, out
     assert b"\r" not in (project / "fork/tests/test_more.py").read_bytes()
+
+
+# A locale whose charset is not UTF-8 (ASCII: C without Python's UTF-8 mode or coercion).
+LEGACY = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0",
+          "PYTHONPATH": str(ROOT_DIR / "src")}  # fmt: skip
+
+
+def in_legacy_locale(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "te_series", *args], env={**os.environ,
+                          **LEGACY}, capture_output=True, text=True, errors="replace")  # fmt: skip
+
+
+def test_a_legacy_locale_reads_and_writes_messages_as_utf8(three, project, capsys):
+    """tool-review-v19 F1: in a locale whose charset is not UTF-8 (Latin-1 there, ASCII here)
+    git's output was decoded and its input encoded by the locale, mailinfo's as UTF-8: a
+    non-ASCII message ended export in "internal error: UnicodeEncodeError", or was refused as
+    one am reads back differently, and so was a series that exported fine in UTF-8. Export
+    there writes what it writes in UTF-8, and then finds every patch unchanged."""
+    who = {"GIT_AUTHOR_NAME": "Jürgen Müller", "GIT_AUTHOR_EMAIL": "jm@example.com"}
+    fork = project / "fork"
+    (fork / "transformer_engine/pytorch/other.py").write_text('"""Other."""\n\nVALUE = 3\n')
+    sh("git", "commit", "-qam", msg("Note the fuser's naïve path", "A note → for readers."),
+       cwd=fork, env=who)  # fmt: skip
+    run = in_legacy_locale
+    proc = run("export")
+    assert proc.returncode == 0 and "add 0004-PyTorch-Note-the" in proc.stdout, proc.stderr
+    written = patch_bytes(three)
+    assert "A note → for readers.".encode() in written[three.names()[3]]
+    rc, out = te("export", "--dry-run", capsys=capsys)  # in UTF-8: the same patches
+    assert rc == 0 and out.count("unchanged") == 4, out
+    proc = run("export", "--dry-run")
+    assert proc.returncode == 0 and proc.stdout.count("unchanged") == 4, proc.stderr
+
+
+def test_a_legacy_locale_resigns_a_non_ascii_message_for_pr(three, project, upstream, tmp_path):
+    """v19 F1, pr: the message it signs off is read from git as UTF-8 and goes back to git
+    as UTF-8 (it was written to a file in the locale's charset: a '→' ended pr in an
+    internal error there)."""
+    fork = project / "fork"
+    (fork / "transformer_engine/pytorch/other.py").write_text('"""Other."""\n\nVALUE = 3\n')
+    sh("git", "commit", "-qam", msg("Note the naïve path", "A note → for readers."), cwd=fork)
+    assert te("export")[0] == 0
+    group_all(three, project)
+    proc = in_legacy_locale("pr", "--te-src", str(upstream), *WHO, "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0, proc.stderr
+    fetch_pr_branches(upstream, tmp_path / "o", tmp_path / "clone")
+    said = sh("git", "log", "-1", "--format=%B", "pr/all", cwd=tmp_path / "clone")
+    assert "A note → for readers.\n\nSigned-off-by: Jane Doe <jane@doe.dev>" in said, said

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shlex
 import subprocess
 
@@ -651,3 +652,42 @@ def test_a_pick_git_did_not_finish_made_by_hand_is_taken_as_the_patch(project, u
     rc, out = te("rebase", "--continue", capsys=capsys)
     assert rc == 0 and series.names() == names, out
 
+
+
+def test_a_rebase_git_died_checking_out_names_the_lock_and_continue_starts_it_again(
+    three, project, upstream, capsys, monkeypatch
+):
+    """tool-review-v19 F4: git killed while rebase --onto checked out the new base (SIGXFSZ
+    of a file-size limit here, as a kill or crash would): HEAD never left the series, an
+    index.lock stayed, nothing picked. The advice was "add those that resolve the patch;
+    stash the rest", and --continue then replayed the series onto its own old tip, then
+    failed on update_ref for ever. status and --continue name the lock; once it is removed as
+    they say, --continue checks the new base out and picks every patch, once."""
+    names, before, fork = three.names(), patch_bytes(three), project / "fork"
+    # sorted after the series' files: git rewrites those, then dies writing this one
+    new = commit(upstream, {"vendor/big.txt": ("x" * 99 + "\n") * 2000}, "Upstream big file")
+    real = rebase.git_run
+
+    def git_run(*args, **kw):  # git may write no file over 64 KiB
+        if args[:2] != ("rebase", "--onto"):
+            return real(*args, **kw)
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 16, hard))
+        try:
+            return real(*args, **kw)
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+    monkeypatch.setattr(rebase, "git_run", git_run)
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "killed by signal" in out and (fork / ".git/index.lock").exists(), out
+    monkeypatch.setattr(rebase, "git_run", real)
+    for verb in (("status",), ("rebase", "--continue")):
+        rc, out = te(*verb, capsys=capsys)
+        assert f"git did not finish checking out {new[:12]}" in out, out
+    (rm,) = re.findall(r"remove it \((rm fork/\.git/index\.lock)\); then te-series rebase", out)
+    sh(*shlex.split(rm), cwd=project)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0 and three.names() == names, out
+    assert sh("git", "rev-list", "--count", f"{new}..series", cwd=fork).strip() == "3"
+    assert patch_bytes(three) == before and read_state(fork).base == new

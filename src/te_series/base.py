@@ -32,8 +32,11 @@ def cached_wheel(req: str, pattern: str, hint: str = "") -> Path:
     dist = cache_dir() / "dist"
     dist.mkdir(exist_ok=True)
     found = sorted(dist.glob(pattern))
-    if found:
+    if found and zipfile.is_zipfile(found[0]):
         return found[0]
+    if found:  # no zip: a download cut short (v19 F2); ours to fetch again
+        progress(f"{found[0]} is damaged (not a whole zip file): fetching it again")
+        found[0].unlink()
     progress(f"downloading {req}")
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(dist), req],

@@ -25,7 +25,10 @@ from .base import apply_prerequisites, Base, preimage_mismatches
 from .worktree import abort_am, apply_one, build_prs, report_absent
 
 SUBJECT_RE = re.compile(r"^\[(PyTorch|JAX|Common|Core|Docs|QA|Build|CI)\]( \[[^\]]+\])* \S")
-BLACK_ARGS = ["--line-length=100", "--preview", "--enable-unstable-feature=string_processing"]
+# TE's pre-commit black, and nothing else: no pyproject.toml is read, neither the tree's nor,
+# where the tree has none (a wheel base), the user's ~/.config/black (v19 F3).
+BLACK_ARGS = ["--line-length=100", "--preview", "--enable-unstable-feature=string_processing",
+              f"--config={os.devnull}"]  # fmt: skip
 VERMIN_ARGS = ["-t=3.10-", "--violations"]
 TOOLS = {"black": "24.4.2", "pylint": "3.3.1", "vermin": "1.8.0"}
 # TE's pre-commit runs its whitespace fixers on files matching this (re.search).

@@ -857,7 +857,9 @@ def write_all(root: Path, files: dict[Path, bytes], removed: list[Path] = ()) ->
     `removed`: a full disk or a read-only folder stops the export before any file is
     replaced, and the renames do not fail for want of space; a file that cannot be replaced
     or deleted (chattr +i) stops it too, the files done before it given their bytes back
-    (v17 F1). Either way the temporary files go."""
+    (v17 F1). Either way the temporary files go. A file that is a symbolic link is written
+    through it, as an editor does: the link stays (it was replaced by a file, v19 F6)."""
+    files = {(path.resolve() if path.is_symlink() else path): data for path, data in files.items()}
     tmps, done = {}, {}
     try:
         for path, data in files.items():

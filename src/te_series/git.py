@@ -10,6 +10,7 @@ import shlex
 import signal
 import subprocess
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError
@@ -143,7 +144,10 @@ def git_run(
             cwd=cwd,
             capture_output=True,
             text=as_text,
-            errors="surrogateescape" if as_text else None,  # a name that is not UTF-8 (v15 #2)
+            # UTF-8 both ways, as PINNED has git write messages, whatever the locale (a
+            # Latin-1 one misread them, v19 F1); a name that is not UTF-8 kept (v15 #2)
+            encoding="utf-8" if as_text else None,
+            errors="surrogateescape" if as_text else None,
             env=git_env({**own_repository(Path(cwd)), **(env or {})}),
             input=input,
             check=False,
@@ -225,13 +229,23 @@ def rebase_stop(repo: Path) -> tuple[str, str]:
     return stop, log1(repo, "%s", stop) if stop else ""
 
 
+def rebase_file(repo: Path, name: str) -> str:
+    """A file of the merge backend's rebase-merge/ (done, onto, ...), "" when there is none."""
+    at = git_path(repo, "rebase-merge") / name
+    return at.read_text("utf-8", "replace") if at.is_file() else ""
+
+
 def unfinished_pick(repo: Path, take: bool = False) -> str:
     """The commit a git rebase died picking (a full disk, a killed git): done's last pick,
-    neither committed (rewritten-list) nor a stop (REBASE_HEAD, message); "" if none, or if
-    HEAD is it picked by hand (with take, noted as its patch)."""
+    neither committed (rewritten-list) nor a stop (REBASE_HEAD, message); or, where it died
+    checking out its new base, before any pick, that base (its onto, which HEAD is not on:
+    v19 F4). "" if none, or if HEAD is it picked by hand (with take, noted as its patch)."""
     at, key = git_path(repo, "rebase-merge"), "%an <%ae> %ad%n%B"
-    read = lambda f: (at / f).read_text("utf-8", "replace") if (at / f).is_file() else ""
-    op, _, rest = (read("done").splitlines() or [""])[-1].partition(" ")
+    read = partial(rebase_file, repo)
+    if not read("done").strip():
+        onto = read("onto").strip()
+        return onto if onto and object_id(repo, "HEAD") != onto else ""
+    op, _, rest = read("done").splitlines()[-1].partition(" ")
     rev = object_id(repo, f"{rest.partition(' ')[0]}^{{commit}}") if op in ("pick", "p") else ""
     stopped = (at / "message").exists() or object_id(repo, "REBASE_HEAD")
     if not rev or stopped or rev in read("rewritten-list"):
@@ -259,12 +273,17 @@ def cannot_write(tree: Path, root: Path) -> str:
 def pick_not_finished(repo: Path, rev: str) -> str:
     """The stop (and status line) of a pick git died in: rebase --continue picks it again."""
     names = ", ".join(note_names(repo, rev)) or "(a new commit)"
+    step, again = (
+        (f"checking out {rev[:12]}, the commit the series moves onto: it died before the first "
+         "patch, with fork/ still on the series", "checks it out again and picks the patches")
+        if rev == rebase_file(repo, "onto").strip() else
+        (f"picking patch {names} ({log1(repo, '%s', rev)!r}): it died mid-pick", "picks it again")
+    )  # fmt: skip
     return (
-        f"git did not finish picking patch {names} ({log1(repo, '%s', rev)!r}): it died mid-pick "
-        f"(a full disk? a killed git?), not at a conflict: not the patch's doing. Fix that: "
-        f"{cannot_write(repo, repo.parent)}; then te-series rebase --continue picks it again "
-        f"(what git half wrote of it goes into a stash, never away). Or give up: te-series "
-        "rebase --abort."
+        f"git did not finish {step} (a full disk? a killed git?), not at a conflict: not the "
+        f"patch's doing. Fix that: {cannot_write(repo, repo.parent)}; then te-series rebase "
+        f"--continue {again} (what git half wrote goes into a stash, never away). Or give up: "
+        "te-series rebase --abort."
     )
 
 

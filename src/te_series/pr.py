@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .check import lint_groups, try_each
 from .util import rel, SeriesError
-from .git import blob_id, format_patch, git, git_run, interpret_trailers, log1
+from .git import blob_id, format_patch, git, git_run, interpret_trailers, log1, object_id
 from .series import load_series, norm_email, Series, SIGNOFF_RE, split_identity
 from .base import init_git_base, prerequisite_needs
 from .worktree import build_prs, refuse_out
@@ -114,18 +114,31 @@ def scan(repo: Path, base: str, tips: list[str], placeholder_email: str) -> None
         )
 
 
-def refuse_prerequisites(repo: Path, series: Series, base: str) -> None:
+def refuse_prerequisites(repo: Path, series: Series, base: str, te_src: Path) -> None:
     """Refuse while the base lacks an upstream prerequisite: upstream's change would be
-    pushed under the PRs, as if it were ours."""
+    pushed under the PRs, as if it were ours. The way on is an upstream main that has it,
+    which te_src's origin/main may not have yet (v19 F5)."""
     lacking = [p for p in series.prerequisites if prerequisite_needs(repo, base, p)]
-    if lacking:
-        said = "; ".join(f"#{p.pr} {p.subject!r}" for p in lacking)
-        raise SeriesError(
-            f"the base {base[:12]} lacks the upstream prerequisite(s) {said}, which the series "
-            "is written on: the PR branches would carry upstream's change as part of ours. "
-            "Rebase onto an upstream main that contains them first (te-series rebase --onto "
-            "origin/main --te-src PATH), then run pr again. Nothing was written."
-        )
+    if not lacking:
+        return
+    said = "; ".join(f"#{p.pr} {p.subject!r}" for p in lacking)
+    src, main = shlex.quote(str(te_src)), object_id(te_src, "refs/remotes/origin/main^{commit}")
+    try:
+        merged = bool(main) and not any(prerequisite_needs(te_src, main, p) for p in lacking)
+    except SeriesError:  # a main that changed the file some other way has not merged it
+        merged = False
+    rebase = f"te-series rebase --onto origin/main --te-src {src}, then run pr again"
+    way = (f"{src}'s origin/main ({main[:12]}) has them: {rebase}." if merged else
+           f"{src}'s origin/main{f' ({main[:12]})' if main else ''} has not merged them (nor "
+           "has upstream, unless it is newer than your last fetch), and no PR can go on an "
+           f"upstream main without them. Fetch it (git -C {src} fetch origin); once "
+           f"origin/main has them: {rebase}. Until then te-series check --te-src {src} "
+           "tests each PR on its base with them applied.")  # fmt: skip
+    raise SeriesError(
+        f"the base {base[:12]} lacks the upstream prerequisite(s) {said}, which the series is "
+        f"written on: the PR branches would carry upstream's change as part of ours. {way} "
+        "Nothing was written."
+    )
 
 
 def walk_out(out: Path, root: Path) -> set[str]:
@@ -234,16 +247,14 @@ def run(args) -> int:
     with tempfile.TemporaryDirectory(prefix="te-series-pr-") as tmp:
         repo = Path(tmp) / "repo"
         base = init_git_base(repo, args.te_src, series.base_commit)
-        refuse_prerequisites(repo, series, base)
+        refuse_prerequisites(repo, series, base, args.te_src)
         # The whole series first, as check applies it: build_prs merges with its objects.
         try_each(repo, series, include=None, pylintrc=None, run_style=False)
-        msg_file = Path(tmp) / "msg"
         summary, authors = [], {}
 
         def resign_head() -> None:
             msg, author_email, date = git("log", "-1", "--format=%B%x00%ae%x00%aI",
                                           cwd=repo).split("\0")  # fmt: skip
-            msg_file.write_text(resign(msg, who, placeholder))
             env = {
                 "GIT_AUTHOR_NAME": name,
                 "GIT_AUTHOR_EMAIL": email,
@@ -256,8 +267,8 @@ def run(args) -> int:
             reset = norm_email(author_email) == norm_email(placeholder)
             git(
                 "commit", "-q", "--amend", "--no-verify", "--cleanup=verbatim",
-                *(["--reset-author"] if reset else []), "-F", str(msg_file),
-                cwd=repo, env=env,
+                *(["--reset-author"] if reset else []), "-F", "-",
+                cwd=repo, env=env, input=resign(msg, who, placeholder),
             )  # fmt: skip
             author = log1(repo, "%an <%ae>")
             authors[author] = authors.get(author, 0) + 1

@@ -37,6 +37,7 @@ from .git import (
     object_id,
     patch_ids,
     pick_not_finished,
+    rebase_file,
     rebase_stop,
     set_note,
     unfinished_pick,
@@ -210,9 +211,14 @@ def pick_again(fork: Path) -> None:
         return
     if git_path(fork, "index.lock").exists():  # git can do nothing there: its stop again
         raise SeriesError(pick_not_finished(fork, rev))
-    files = git("diff-tree", "--no-commit-id", "--name-only", "-r", "--no-renames", "-z", rev,
+    onto = rev == rebase_file(fork, "onto").strip()  # it died checking out the new base (v19 F4)
+    revs = ["HEAD", rev] if onto else ["--no-commit-id", "-r", rev]
+    files = git("diff" if onto else "diff-tree", "--name-only", "--no-renames", "-z", *revs,
                 cwd=fork).split("\0")  # fmt: skip
     put_aside(fork, [f for f in files if f], ", ".join(note_names(fork, rev)) or rev[:12], "fork")
+    if onto:  # the rebase's first step, as git does it; the picks are all still to do
+        git("checkout", "-q", "--detach", rev, cwd=fork)
+        return
     todo = git_path(fork, "rebase-merge") / "git-rebase-todo"
     write_atomic(todo, f"pick {rev}\n".encode() + todo.read_bytes())
 
