@@ -11,8 +11,10 @@ pinned to the same CPU; only one works at a time); each builds every model and w
 Then, round by round and model by model, the driver asks each tree in turn for one block of
 `--steps` forward+backward steps, in an order that rotates and reverses from round to round.
 The blocks of one round and model run back to back, so a tree's ratio to the base is taken
-per round (paired) and drift of the machine falls on both sides of it; naming the base tree
-twice (`main-again` above) gives a null row, the noise of the method. Per block, cyclic GC off:
+per round (paired) and drift of the machine falls on both sides of it. Workers are started
+anew for each of `--generations` sets of rounds, with one PYTHONHASHSEED, so that what one
+process draws (its memory layout) does not stay with its tree; naming the base tree twice
+(`main-again` above) gives a null row, the noise of the method. Per block, cyclic GC off:
 
 - `cpu_us`: CPU time of the Python thread (time.thread_time_ns) per step, read before the
   final synchronize, so it is the host work of the step and not a wait on the GPU;
@@ -227,6 +229,7 @@ def _order(trees, r):
 def _start(name, path, args):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.abspath(path), args.site]))
+    env["PYTHONHASHSEED"] = "0"  # the same str hashes, so dicts and sets alike, in every worker
     cmd = [sys.executable, os.path.abspath(__file__), "serve", "--device", args.device]
     cmd += ["--warmup", str(args.warmup)] + (["--only", args.only] if args.only else [])
     pin = (lambda: os.sched_setaffinity(0, {args.cpu})) if args.cpu is not None else None
@@ -256,31 +259,45 @@ def cmd_run(args) -> int:
         if not os.path.isdir(os.path.join(path, "transformer_engine")):
             sys.exit(f"hostperf: tree {name}={path} has no transformer_engine/")
     t0 = time.monotonic()
+    per_generation = -(-args.rounds // args.generations)
+    with open(args.out, "a", encoding="utf-8") as f:
+        for first in range(0, args.rounds, per_generation):
+            if args.budget_s and time.monotonic() - t0 > args.budget_s:
+                print(f"hostperf: budget spent after {first} rounds", file=sys.stderr)
+                break
+            rounds = range(first, min(args.rounds, first + per_generation))
+            if not _generation(trees, paths, rounds, args, f, t0):
+                break
+    report(args.out, trees[0])
+    return 0
+
+
+def _generation(trees, paths, rounds, args, f, t0) -> bool:
+    """Rounds with one set of workers. Workers are started anew for each generation, so that
+    what one process draws (its memory layout) does not stay with its tree for every round."""
     procs = {name: _start(name, paths[name], args) for name in trees}
     try:
         hello = {name: _answer(procs[name], name) for name in trees}
         models = [m for m in hello[trees[0]]["ready"] if all(m in h["ready"] for h in hello.values())]
-        with open(args.out, "a", encoding="utf-8") as f:
-            for name, h in hello.items():
-                f.write(json.dumps({"tree": name, "fuser": h["fuser"], "errors": h["errors"]}) + "\n")
-            print(f"hostperf: workers up after {time.monotonic() - t0:.0f} s", file=sys.stderr)
-            for r in range(args.rounds):
-                if args.budget_s and time.monotonic() - t0 > args.budget_s:
-                    print(f"hostperf: budget spent after {r} rounds", file=sys.stderr)
-                    break
-                for i, model in enumerate(models):
-                    for name in _order(trees, r + i):
-                        procs[name].stdin.write(json.dumps({"model": model, "steps": args.steps}) + "\n")
-                        row = {"tree": name, "round": r, "model": model, **_answer(procs[name], name)}
-                        f.write(json.dumps(row) + "\n")
-                f.flush()
-                print(f"hostperf: round {r + 1}/{args.rounds} done", file=sys.stderr)
+        for name, h in hello.items():
+            f.write(json.dumps({"tree": name, "fuser": h["fuser"], "errors": h["errors"]}) + "\n")
+        print(f"hostperf: workers up after {time.monotonic() - t0:.0f} s", file=sys.stderr)
+        for r in rounds:
+            if args.budget_s and time.monotonic() - t0 > args.budget_s:
+                print(f"hostperf: budget spent after {r} rounds", file=sys.stderr)
+                return False
+            for i, model in enumerate(models):
+                for name in _order(trees, r + i):
+                    procs[name].stdin.write(json.dumps({"model": model, "steps": args.steps}) + "\n")
+                    row = {"tree": name, "round": r, "model": model, **_answer(procs[name], name)}
+                    f.write(json.dumps(row) + "\n")
+            f.flush()
+            print(f"hostperf: round {r + 1}/{args.rounds} done", file=sys.stderr)
     finally:
         for proc in procs.values():
             proc.stdin.close()
             proc.wait(timeout=60)
-    report(args.out, trees[0])
-    return 0
+    return True
 
 
 # --------------------------------------------------------------------------- report
@@ -348,6 +365,7 @@ def main() -> int:
     s.add_argument("--steps", type=int, default=50, help="steps per block")
     s.add_argument("--rounds", type=int, default=30, help="blocks per model and tree")
     s.add_argument("--cpu", type=int, help="pin every worker to this CPU")
+    s.add_argument("--generations", type=int, default=3, help="sets of workers, started anew")
     s.add_argument("--out", required=True, help="JSON lines, appended")
     s.add_argument("--site", help="appended to PYTHONPATH after each tree")
     s.add_argument("--cwd", help="working directory of the workers (neither tree)")
