@@ -21,7 +21,7 @@ from .git import (
     note_names,
     set_note,
 )
-from .series import load_series, read_patch, Series
+from .series import load_series, read_patch
 from .base import include_for
 from .worktree import (
     abort_am,
