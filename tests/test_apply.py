@@ -539,3 +539,72 @@ def test_status_of_a_detached_head_says_what_export_refuses(three, project, upst
     assert te("export")[0] == 0
     assert len(three.names()) == 4
 
+
+def test_status_names_a_patch_file_edited_since_apply(three, project, upstream, capsys):
+    """review v19 F7: a patch file edited by hand after apply. status said "(complete)" and
+    nothing more while export refused for that file; it names the file, and the way on it
+    gives (export --dry-run's) gets past it."""
+    name = three.names()[1]
+    path = three.dir / name
+    path.write_text(path.read_text().replace("\n\n", "\n\nA line added by hand.\n\n", 1))
+    capsys.readouterr()
+    rc, said = te("status", capsys=capsys)
+    line = f"  patches/{name} changed since fork/ was made from it: te-series export --dry-run"
+    assert rc == 0 and line + " says whether export would undo that" in said, said
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert f"patches/{name} changed since fork/ was made from it" in out, out
+    save(project, "my edit")  # its advice: keep the edit, rebuild fork/ from it
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    rc, said = te("status", capsys=capsys)
+    assert "changed since" not in said and "3 of 3 patch(es) of patches/ applied (complete)" in said
+    assert te("export", "--dry-run")[0] == 0
+
+
+def test_status_counts_the_series_and_fork_not_an_export_undone_since(three, project, capsys):
+    """An export of a new commit, undone in fork/ (reset --hard HEAD~1) and in patches/ (the
+    new file deleted, the series file restored with git): status counted the record of that
+    export (4 of 4) while patches/ and fork/ hold 3, as export --dry-run says."""
+    fork = project / "fork"
+    commit(fork, {"transformer_engine/pytorch/mine.py": "MINE = 1\n"}, msg("Add mine"))
+    assert te("export")[0] == 0 and len(three.names()) == 4
+    added = three.names()[3]
+    sh("git", "reset", "-q", "--hard", "HEAD~1", cwd=fork)
+    (three.dir / added).unlink()
+    sh("git", "checkout", "--", "patches/series", cwd=project)
+    capsys.readouterr()
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and out.count("unchanged") == 3 and added not in out, out
+    rc, said = te("status", capsys=capsys)
+    assert rc == 0 and "fork/: 3 of 3 patch(es) of patches/ applied (complete)" in said, said
+
+
+def test_status_names_a_listed_patch_without_a_commit_in_fork(three, project, capsys):
+    """fork/'s last commit dropped after apply: status counted the record (3 of 3, complete);
+    it says 2 of 3 and names the patch, and export --dry-run's advice (--drop) gets past it."""
+    last = three.names()[2]
+    sh("git", "reset", "-q", "--hard", "HEAD~1", cwd=project / "fork")
+    capsys.readouterr()
+    rc, said = te("status", capsys=capsys)
+    assert rc == 0 and "fork/: 2 of 3 patch(es) of patches/ applied\n" in said, said
+    line = f"  fork/ has no commit for {last}, which patches/series lists: te-series export"
+    assert line + " --dry-run says how to go on" in said
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    command = out.split("say so: ")[1].split(". Otherwise")[0]
+    assert command == f"te-series export --drop {last}", out
+    assert te(*shlex.split(command)[1:])[0] == 0
+    rc, said = te("status", capsys=capsys)
+    assert "fork/: 2 of 2 patch(es) of patches/ applied (complete)" in said, said
+
+
+def test_status_of_a_series_file_naming_a_missing_patch_says_so(three, project, capsys):
+    """A listed patch file deleted: status still describes fork/ (from its record) and says
+    what is wrong with the series file, as export and check do, rather than stopping."""
+    gone = three.names()[2]
+    (three.dir / gone).unlink()
+    capsys.readouterr()
+    rc, said = te("status", capsys=capsys)
+    assert rc == 0 and "fork/: 3 of 3 patch(es) of patches/ applied" in said, said
+    said = said.split(f"\n  patches/series line 4 names {gone}, which does not exist in ")[1]
+    (advice,) = re.findall(r"^patches/; restore the file \((git checkout -- \S+)\)", said)
+    sh(*advice.split(), cwd=project)
+    assert "patches/series line" not in te("status", capsys=capsys)[1]

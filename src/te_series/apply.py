@@ -21,7 +21,7 @@ from .git import (
     note_names,
     set_note,
 )
-from .series import load_series, read_patch, Series
+from .series import load_series, read_patch
 from .base import include_for
 from .worktree import (
     abort_am,
@@ -32,6 +32,7 @@ from .worktree import (
     not_a_work_tree,
     read_state,
     report_absent,
+    series_of,
     settle,
     stopped_message,
     unfinished_port,
@@ -57,7 +58,7 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
         if tree == WorkTree.at(tree).new:
             return  # complete but not swapped in (Ctrl-C, a crash): the caller swaps it
         raise SeriesError(f"{name_}/ already holds the whole series; nothing to continue")
-    series = Series(root / state.patches_dir, root, root / "patches" / "base.toml", optional=True)
+    series = series_of(state, root)
     now = series.names()
     if now != state.patches:
         differ = sorted(set(now) ^ set(state.patches))

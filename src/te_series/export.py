@@ -40,8 +40,10 @@ from .git import (
 from .series import load_series, NO_BINARY, parse_diff, read_patch, Series
 from .base import prerequisite_top, UPSTREAM
 from .worktree import (
+    changed_since_made,
     describe_tree,
     drop_args,
+    file_id,
     not_a_work_tree,
     off_the_series_branch,
     read_state,
@@ -712,10 +714,10 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
         if n == p.series.series_file.name:
             continue
         path = p.series.dir / n
-        now = blob_id(path.read_bytes()) if path.is_file() else ""
+        now = file_id(path)
         if now and n not in record and n not in p.state.patches and n not in p.series.names():
             unlisted.append(rel(path, root))
-        elif now != record.get(n, "") and now != (blob_id(new) if new is not None else ""):
+        elif changed_since_made(p.state, path) and now != (blob_id(new) if new is not None else ""):
             stale.append(rel(path, root))
     said = []
     if unlisted:
@@ -755,8 +757,7 @@ def uncommitted(root: Path, p: Plan) -> list[str]:
     if not status.strip():
         return []
     name = rel(p.tree, root)
-    record = p.state.recorded or {}
-    made_from = all(blob_id(f.read_bytes()) == record.get(f.name) for f in touched if f.is_file())
+    made_from = not any(changed_since_made(p.state, f) for f in touched if f.is_file())
     if made_from:  # apply ran after the edits: fork/ holds them
         how = (
             f"{name}/ was made from these edits, so it holds them: commit them first (git add "

@@ -444,17 +444,32 @@ def describe_tree(tree: Path, root: Path) -> str:
     # base count.
     done = [n for n in state.patches[: state.applied] if n not in state.skipped]
     busy = in_progress(tree)
-    lost = []
+    listed, lost, missing, changed, broken = state.patches, [], [], [], None
+    series = series_of(state, root)
+    if state.complete and not state.rebase_onto and not busy and is_ancestor(tree, state.base,
+                                                                              "HEAD"):  # fmt: skip
+        # A finished tree: the series file and the tree's commits, as export reads them, not
+        # the record of the last apply or export, which the user may have undone since.
+        try:
+            listed = series.names()
+        except SeriesError as e:
+            broken = str(e)
+        else:
+            held = names_in(tree, f"{state.base}..HEAD")
+            done = [n for n in listed if n in held]
+            missing = [n for n in listed if n not in held and n not in state.skipped]
+            if state.recorded is not None:  # none: export asks for a rebuild
+                changed = [n for n in done if changed_since_made(state, series.dir / n)]
     if state.rebase_onto and not busy and is_ancestor(tree, state.rebase_onto, "HEAD"):
         held = names_in(tree, f"{state.rebase_onto}..HEAD")
         lost = [n for n in done if n not in held]
         done = [n for n in done if n in held]
-    head = f"{name}: {len(done)} of {len(state.patches)} patch(es) of {state.patches_dir}/ applied"
+    head = f"{name}: {len(done)} of {len(listed)} patch(es) of {state.patches_dir}/ applied"
     if state.skipped:
         head += f", {len(state.skipped)} skipped"
     if lost:
         head += f", {len(lost)} dropped by the rebase ({', '.join(lost)})"
-    if state.complete and not lost:
+    if state.complete and not lost and not missing:
         head += " (complete"
         if state.skipped:
             head += f"; skipped {', '.join(state.skipped)}: export needs --drop for each"
@@ -462,6 +477,18 @@ def describe_tree(tree: Path, root: Path) -> str:
     elif done and not state.complete:
         head += f", last {done[-1]}"
     lines = [head]
+    if broken:
+        lines.append(f"  {broken}")
+    if missing:
+        lines.append(
+            f"  {name} has no commit for {', '.join(missing)}, which {state.patches_dir}/series "
+            "lists: te-series export --dry-run says how to go on"
+        )
+    if changed:
+        lines.append(
+            f"  {', '.join(f'{state.patches_dir}/{n}' for n in changed)} changed since {name} was "
+            "made from it: te-series export --dry-run says whether export would undo that"
+        )
     off = not busy and off_the_series_branch(tree, root)
     if off:
         lines.append(f"  export refuses: {off}")
@@ -749,11 +776,27 @@ def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> tuple[
     )
 
 
+def file_id(path: Path) -> str:
+    """A file's blob id; "" for none."""
+    return blob_id(path.read_bytes()) if path.is_file() else ""
+
+
 def record_file(state: State, path: Path) -> None:
     """Note the blob id of a file of the series folder as this tree was made from it."""
     if state.recorded is None:
         state.recorded = {}
-    state.recorded[path.name] = blob_id(path.read_bytes()) if path.is_file() else ""
+    state.recorded[path.name] = file_id(path)
+
+
+def changed_since_made(state: State, path: Path) -> bool:
+    """Whether a file of the series folder differs from the version this tree was made from
+    (or last exported), as record_file noted it: an edit, a git pull, a colleague's commit."""
+    return file_id(path) != (state.recorded or {}).get(path.name, "")
+
+
+def series_of(state: State, root: Path) -> Series:
+    """The series folder a tree was made from: patches/, or a port's patches/port/R/."""
+    return Series(root / state.patches_dir, root, root / "patches" / "base.toml", optional=True)
 
 
 def apply_one(repo: Path, patch: Path, include: str | None = None, stopped=lambda *_: 0) -> None:
