@@ -1,0 +1,1 @@
+export LD_LIBRARY_PATH=$PROJECT/.venv/lib/python3.11/site-packages/nvidia/cu13/lib:$PROJECT/.venv/lib/python3.11/site-packages/nvidia/cudnn/lib:$PROJECT/.venv/lib/python3.11/site-packages/nvidia/cusparselt/lib:$PROJECT/.venv/lib/python3.11/site-packages/nvidia/nccl/lib:$PROJECT/.venv/lib/python3.11/site-packages/nvidia/nvshmem/lib:
