@@ -3,6 +3,7 @@
 #
 # RUNBOOK: one nvidia-h200, 30 min of device time. The machine goes back 30 s after a call
 # returns: issue each call as soon as the previous one returns.
+# Make the kit first: bash gpu/kit.sh TE_MIRROR CUTLASS_MIRROR (it also bundles HEAD).
 # Before call 1, on the workstation (optional; pins and records the project commit):
 #     git bundle create .gpukit/project.bundle HEAD
 # Kit (git-ignored, ~28 MB): .gpukit/base.tar.xz (TE d0067d0da, shallow, + cutlass 57e3cfb47
