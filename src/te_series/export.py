@@ -554,6 +554,11 @@ def plan(
         )
     refuse_unnoted(tree, root, series, [n for n in listed if n not in taken], revs, noted)
     lost = [n for n in listed if n not in taken and n not in drops]
+    if [n for n in listed if n not in taken and n not in state.patches]:
+        # listed since the tree was made or last exported (an export's rename undone in
+        # patches/, v20 #12): not a patch the tree lost, a list that changed since
+        stale = [series.label + " (its list of patches)"]
+        raise SeriesError(changed_since(rel(tree, root), stale, verbs))
     if lost:
         squashed = [n for n in lost if n in mentioned]
         note = f" ({', '.join(squashed)}: squashed into another patch's commit)" if squashed else ""
@@ -763,16 +768,19 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
             f"patch of {name}/ over it. Move it away (git mv, or git rm if it is not needed), "
             "commit that, and export again."
         )
-    if not stale:
-        return said
-    return said + [
+    return said + [changed_since(name, stale, verbs)] if stale else said
+
+
+def changed_since(name: str, stale: list[str], verbs: dict) -> str:
+    """The refusal for files of the series folder that changed since the tree was made."""
+    return (
         f"{', '.join(stale)} changed since {name}/ was made from it (a git pull, a "
-        f"colleague's commit, or an edit of yours): export would write {name}/'s version "
-        f"over it and undo that change. Either rebuild {name}/ from the files as they are now "
-        f"({verbs['rebuild']}; the old tree is kept whole in a backup, fetch your commits back "
-        f"from there), or make the same change in {name}/, so that export has nothing to "
-        "undo. `git log -p -- FILE` shows the change."
-    ]
+        f"colleague's commit, an export undone, or an edit of yours): export would write "
+        f"{name}/'s version over it and undo that change. Either rebuild {name}/ from the files "
+        f"as they are now ({verbs['rebuild']}; the old tree is kept whole in a backup, fetch "
+        f"your commits back from there), or make the same change in {name}/, so that export "
+        "has nothing to undo. `git log -p -- FILE` shows the change."
+    )
 
 
 def uncommitted(root: Path, p: Plan) -> list[str]:
