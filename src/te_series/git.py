@@ -102,6 +102,8 @@ def git_env(extra: dict | None = None) -> dict:
     """The environment of every git the tool runs: the caller's without git's own
     variables (but those of `_passed_on`), plus the tool's identity and `extra`."""
     env = {k: v for k, v in os.environ.items() if _passed_on(k)}
+    # git's words in English, which the tool reads (its hunks, its hints; v20 #11)
+    env.update(LC_ALL="C.UTF-8", LANGUAGE="")
     return {**env, **BOT, "GIT_ATTR_NOSYSTEM": "1", **(extra or {})}
 
 
