@@ -672,7 +672,8 @@ def test_a_damaged_wheel_in_the_cache_is_fetched_again(three, upstream, monkeypa
 
     monkeypatch.setattr(subprocess, "run", run)
     rc, out = te("apply", "--force", capsys=capsys)
-    assert rc == 0 and "is damaged (it fails its zip and checksum test): fetching it again" in out, out
+    said = "is damaged (it fails its zip and checksum test): fetching it again"
+    assert rc == 0 and said in out, out
 
 
 @pytest.mark.parametrize("how", ["crc", "deflate"])

@@ -742,8 +742,9 @@ def test_a_pr_whose_commit_moved_is_told_to_move_its_block_not_to_go(three, proj
     assert groups[1][1][0].startswith("0002-PyTorch-Add-f"), groups
 
 
-def test_an_export_undone_in_patches_is_named_as_a_change_not_a_lost_commit(three, project,
-                                                                           upstream, capsys):  # fmt: skip
+def test_an_export_undone_in_patches_is_named_as_a_change_not_a_lost_commit(
+    three, project, upstream, capsys
+):
     """tool-review-v20 #12: reword a commit, export (it renames the patch and its note in
     fork/), then undo that in patches/ (git checkout -- patches; git clean -fd patches). The
     next export said fork/ "holds no commit of its own" for the restored name and offered

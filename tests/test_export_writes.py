@@ -270,7 +270,8 @@ def test_text_git_am_leaves_out_of_the_commit_is_kept_by_export(three, project, 
        f"core.editor=sed -i '{line}s/$/ (v2)/'", "rebase", "-q", "-i", base, cwd=fork)
     rc, out = te("export", capsys=capsys)
     if not committed:  # its advice, followed as written, is now true: fork/ and export keep it
-        assert rc == 2 and "so it holds them: commit them first (git add patches && git commit)" in out
+        said = "so it holds them: commit them first (git add patches && git commit)"
+        assert rc == 2 and said in out, out
         save(project, "0002: notes for reviewers")
         rc, out = te("export", capsys=capsys)
     assert rc == 0, out

@@ -582,8 +582,9 @@ def test_a_non_english_git_gives_the_stop_its_file_and_hunk(three, project, upst
     assert "git am --continue" not in out and "git am --skip" not in out, out
 
 
-def test_a_template_of_the_users_hides_no_new_file_from_export(three, project, upstream,
-                                                               isolated, tmp_path, capsys):  # fmt: skip
+def test_a_template_of_the_users_hides_no_new_file_from_export(
+    three, project, upstream, isolated, tmp_path, capsys
+):
     """tool-review-v20 #5: a global init.templateDir whose info/exclude says `*.py` came into
     fork/ with its clone and hid a new module, never added, from export's refusal of
     untracked files: the patch was exported without the file it imports. The tool's git

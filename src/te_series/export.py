@@ -381,9 +381,13 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
 
 # What git format-patch writes between a patch's '---' and its diff (the diffstat), and the
 # mail headers it writes: the rest there is hand-written text that git am does not carry.
-STAT = re.compile(rb" .* \| | \d+ files? changed| (create|delete) mode | mode change | (rename|copy) ")
+STAT = re.compile(
+    rb" .* \| | \d+ files? changed| (create|delete) mode | mode change | (rename|copy) "
+)
 HEADER = re.compile(rb"[!-9;-~]+:")
-MADE = re.compile(rb"From |(From|Date|Subject|MIME-Version|Content-Type|Content-Transfer-Encoding):")
+MADE = re.compile(
+    rb"From |(From|Date|Subject|MIME-Version|Content-Type|Content-Transfer-Encoding):"
+)
 
 
 def split_patch(patch: bytes) -> tuple[bytes, list[bytes], bytes, bytes, bytes]:

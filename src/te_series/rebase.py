@@ -418,8 +418,8 @@ def half_written(root: Path, onto: str) -> str:
     on = (root / "patches/base.toml").is_file() and onto in (root / "patches/base.toml").read_text()
     if not tmps and not on:
         return ""
-    diff = git_run("diff", "--name-only", "-z", "--relative", "HEAD", "--", ":(glob)patches/*.patch",
-                   "patches/series", "patches/base.toml", cwd=root)  # what the rebase writes
+    diff = git_run("diff", "--name-only", "-z", "--relative", "HEAD", "--", "patches/series",
+                   ":(glob)patches/*.patch", "patches/base.toml", cwd=root)  # what rebase writes
     files = [f for f in diff.stdout.split("\0") if f]
     undo = " && ".join(
         [f"git checkout HEAD -- {' '.join(map(shlex.quote, files))}"] * bool(files)

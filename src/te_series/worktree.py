@@ -428,7 +428,8 @@ def locked(tree: Path, root: Path, verbs: dict) -> str | None:
     """The stop (and status line) of an apply whose git was killed mid-write (v20 #2): its
     index.lock, named with its rm (cannot_write, rebase's words), then --continue."""
     if git_path(tree, "index.lock").exists():
-        return f"git could not go on in {rel(tree, root)}/: {cannot_write(tree, root)}; then {verbs['continue']}"
+        return (f"git could not go on in {rel(tree, root)}/: {cannot_write(tree, root)}; then "
+                f"{verbs['continue']}")  # fmt: skip
     return None
 
 
