@@ -581,19 +581,3 @@ def test_a_non_english_git_gives_the_stop_its_file_and_hunk(three, project, upst
     assert rc == 2 and "does not apply: file transformer_engine/pytorch/fuser.py, hunk at" in out
     assert "git am --continue" not in out and "git am --skip" not in out, out
 
-
-def test_a_template_of_the_users_hides_no_new_file_from_export(
-    three, project, upstream, isolated, tmp_path, capsys
-):
-    """tool-review-v20 #5: a global init.templateDir whose info/exclude says `*.py` came into
-    fork/ with its clone and hid a new module, never added, from export's refusal of
-    untracked files: the patch was exported without the file it imports. The tool's git
-    takes no template, as it takes no global excludesFile."""
-    (tmp_path / "tpl/info").mkdir(parents=True)
-    (tmp_path / "tpl/info/exclude").write_text("*.py\n")
-    isolated.write_text(f"[init]\n\ttemplateDir = {tmp_path / 'tpl'}\n")
-    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
-    fork = project / "fork"
-    (fork / "transformer_engine/pytorch/helper.py").write_text("HELP = 1\n")
-    rc, out = te("export", capsys=capsys)
-    assert rc == 2 and "untracked files" in out and "pytorch/helper.py" in out, out

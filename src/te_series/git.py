@@ -104,8 +104,6 @@ def git_env(extra: dict | None = None) -> dict:
     env = {k: v for k, v in os.environ.items() if _passed_on(k)}
     # git's words in English, which the tool reads (its hunks, its hints; v20 #11)
     env.update(LC_ALL="C.UTF-8", LANGUAGE="")
-    # no template (init.templateDir): its info/exclude hid a new file from export (v20 #5)
-    env.update(GIT_TEMPLATE_DIR="")
     return {**env, **BOT, "GIT_ATTR_NOSYSTEM": "1", **(extra or {})}
 
 
