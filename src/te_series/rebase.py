@@ -421,6 +421,8 @@ def half_written(root: Path, onto: str) -> str:
     diff = git_run("diff", "--name-only", "-z", "--relative", "HEAD", "--", "patches/series",
                    ":(glob)patches/*.patch", "patches/base.toml", cwd=root)  # what rebase writes
     files = [f for f in diff.stdout.split("\0") if f]
+    if not files and not tmps:  # committed since: nothing is half-written now
+        return ""
     undo = " && ".join(
         [f"git checkout HEAD -- {' '.join(map(shlex.quote, files))}"] * bool(files)
         + [f"rm {' '.join(map(shlex.quote, tmps))}"] * bool(tmps)
