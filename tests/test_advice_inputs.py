@@ -11,6 +11,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -630,12 +631,37 @@ def test_the_advice_for_a_release_that_does_not_match_gets_past_it(three, upstre
     assert rc == 0, out
 
 
-def test_a_damaged_wheel_in_the_cache_is_fetched_again(three, upstream, monkeypatch, capsys):
+def damage(wheel: Path, how: str) -> None:
+    """A wheel cut short, one byte of fuser.py's stored data changed (only its CRC tells), or
+    its deflated data broken (the zip directory whole: zlib's error)."""
+    if how == "cut short":
+        wheel.write_bytes(wheel.read_bytes()[:-100])
+        return
+    path = "transformer_engine/pytorch/fuser.py"
+    if how == "deflate":
+        with zipfile.ZipFile(wheel) as zf:
+            members = {n: zf.read(n) for n in zf.namelist()}
+        members[path] += b"".join(b"# %d\n" % i for i in range(2000))  # data to break
+        with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
+            for n, data in members.items():
+                zf.writestr(n, data)
+    info = zipfile.ZipFile(wheel).getinfo(path)
+    data = bytearray(wheel.read_bytes())
+    at = info.header_offset + 30 + len(info.filename) + len(info.extra) + info.compress_size // 2
+    for k in range(8 if how == "deflate" else 1):
+        data[at + k] ^= 0xFF
+    wheel.write_bytes(bytes(data))
+    assert zipfile.is_zipfile(wheel)
+
+
+@pytest.mark.parametrize("how", ["cut short", "crc", "deflate"])
+def test_a_damaged_wheel_in_the_cache_is_fetched_again(three, upstream, monkeypatch, capsys, how):
     """tool-review-v19 F2: a cached wheel cut short (a download that did not finish) stopped
     apply as "not a wheel (not a zip file)", on every run, with no way on (on a git base: as
-    a base.toml release without the prerequisite). It is the cache's: fetched again."""
-    whole = cache("9.9.9", upstream)
-    whole.write_bytes(whole.read_bytes()[:-100])
+    a base.toml release without the prerequisite). It is the cache's: fetched again. v20 #3,
+    #4: so is one whose zip directory is whole but a member's data is not (a bad block): it
+    was an internal error (zlib), or "not a wheel" for ever."""
+    damage(cache("9.9.9", upstream), how)
     real = subprocess.run
 
     def run(cmd, *args, **kw):  # pip download, as it fetches the wheel
@@ -646,7 +672,17 @@ def test_a_damaged_wheel_in_the_cache_is_fetched_again(three, upstream, monkeypa
 
     monkeypatch.setattr(subprocess, "run", run)
     rc, out = te("apply", "--force", capsys=capsys)
-    assert rc == 0 and "is damaged (not a whole zip file): fetching it again" in out, out
+    said = "is damaged (it fails its zip and checksum test): fetching it again"
+    assert rc == 0 and said in out, out
+
+
+@pytest.mark.parametrize("how", ["crc", "deflate"])
+def test_a_damaged_wheel_of_mine_is_named_not_a_bug(three, upstream, tmp_path, capsys, how):
+    """tool-review-v20 #3: a --wheel whose member data is damaged was an internal error."""
+    wheel = make_wheel(upstream, tmp_path / "mine")
+    damage(wheel, how)
+    rc, out = te("apply", "--force", "--wheel", str(wheel), capsys=capsys)
+    assert rc == 2 and f"{wheel} is not a wheel (not a whole zip file: " in out, out
 
 
 def test_the_releases_a_failed_download_names_can_be_used(three, upstream, monkeypatch, capsys):
@@ -865,3 +901,12 @@ def test_the_advice_for_info_attributes_gets_export_past_it(three, project, caps
     info.write_text("# mine\n")
     rc, out = te("export", capsys=capsys)
     assert rc == 0, out
+
+
+@pytest.mark.parametrize("arg", ["--rounds=0", "--rounds=-1", "--steps=0", "--rounds=x"])
+def test_bench_counts_below_one_are_refused_as_arguments(project, capsys, arg):
+    """tool-review-v20 #6: bench --rounds 0 (or negative) was an internal error (IndexError)."""
+    with pytest.raises(SystemExit) as e:  # argparse's usage error, before any work
+        te("bench", arg, "--baseline-python", sys.executable, "--patched-python", sys.executable)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "is not a whole number of at least 1" in err, err

@@ -1190,7 +1190,8 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     # worktree.stopped_message, worktree.apply_one: not the patch (v11 #5); CRLF committed (#7)
     "apply-not-the-patch-a-lock": (
         lock_in_the_second_am, APPLY, "this is not the patch: git could not do its work there",
-        [status_says(f"next is {P2}", "go on: te-series apply --continue"),
+        [status_says(f"next is {P2}", "remove it (rm fork/.git/index.lock); then te-series apply "
+                     "--continue"),  # the stop's words (v20 #2)
          run(r"remove it \((rm fork/\.git/index\.lock)\); then `(te-series apply --continue)` "
              rf"applies {P2} again")], EXPORT,
     ),

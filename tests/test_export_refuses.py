@@ -740,3 +740,31 @@ def test_a_pr_whose_commit_moved_is_told_to_move_its_block_not_to_go(three, proj
     groups = three.groups()[0]
     assert [(g, len(names)) for g, names, _ in groups] == [("a", 1), ("c", 1), ("b", 2)], groups
     assert groups[1][1][0].startswith("0002-PyTorch-Add-f"), groups
+
+
+def test_an_export_undone_in_patches_is_named_as_a_change_not_a_lost_commit(
+    three, project, upstream, capsys
+):
+    """tool-review-v20 #12: reword a commit, export (it renames the patch and its note in
+    fork/), then undo that in patches/ (git checkout -- patches; git clean -fd patches). The
+    next export said fork/ "holds no commit of its own" for the restored name and offered
+    --drop; --drop refused to empty its PR group, and that advice, followed, deleted the PR's
+    line before the real refusal came. The refusal now is that one: the list changed since."""
+    names = three.names()
+    three.series_file.write_text(f"# pr: a\n{names[0]}\n{names[1]}\n\n# pr: b\n{names[2]}\n")
+    save(project, "two groups")
+    before = patch_bytes(three), three.series_file.read_bytes()
+    commit_amend(project / "fork", msg("Test more, reworded"), {})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "rename" in out, out
+    sh("git", "checkout", "-q", "--", "patches", cwd=project)  # not yet: undo the export
+    sh("git", "clean", "-qfd", "patches", cwd=project)
+    for drop in ([], ["--drop", names[2]]):  # --drop, as it was offered, leads there too
+        rc, out = te("export", *drop, capsys=capsys)
+        assert rc == 2 and "patches/series (its list of patches) changed since fork/ was" in out
+        assert "--drop" not in out and "holds no commit" not in out, out
+    (rebuild,) = re.findall(r"Either rebuild fork/ from the files as they are now \((.*?);", out)
+    rc, out = te(*shlex.split(rebuild.replace("PATH", str(upstream)))[1:], capsys=capsys)
+    assert rc == 0, out
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and (patch_bytes(three), three.series_file.read_bytes()) == before, out

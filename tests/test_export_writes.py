@@ -236,3 +236,46 @@ def test_a_series_file_that_is_a_link_is_written_through_it(three, project, caps
     rc, out = te("export", capsys=capsys)
     assert rc == 0 and three.series_file.is_symlink(), out
     assert "0004-PyTorch-Note.patch" in real.read_text()
+
+
+NOTES = b"Changes since v13 (for reviewers): the lock is now taken at the\nfirst fused call.\n\n"
+
+
+@pytest.mark.parametrize("committed", [True, False])
+def test_text_git_am_leaves_out_of_the_commit_is_kept_by_export(three, project, upstream,
+                                                                capsys, committed):  # fmt: skip
+    """tool-review-v20 #1: notes for reviewers below a patch's '---' (and a mail header of
+    the user's) are not in the commit git am makes; export rewrote the file without them and
+    said only "change". First it said "fork/ was made from these edits, so it holds them:
+    commit them first", and after that commit it deleted them. Export keeps them: with fork/
+    as it was made nothing changes, and a commit reworded in fork/ (renamed or not) keeps its
+    file's notes."""
+    name = three.names()[1]
+    path = three.dir / name
+    text = path.read_bytes()
+    text = text.replace(b"\n---\n", b"\n---\n" + NOTES, 1)
+    head, _, rest = text.partition(b"\n\n")  # a header of the user's, after git's
+    text = head + b"\nCc: Reviewer <r@example.org>\n\n" + rest
+    path.write_bytes(text)
+    if committed:
+        save(project, "0002: notes for reviewers")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0  # fork/ made from it
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"unchanged {name}" in out, out
+    assert path.read_bytes() == text
+    fork = project / "fork"
+    base = sh("git", "rev-parse", "HEAD~2", cwd=fork).strip()
+    line = 1 if committed else 3  # the subject (a rename), or the body
+    sh("git", "-c", "sequence.editor=sed -i 1s/^pick/reword/", "-c",
+       f"core.editor=sed -i '{line}s/$/ (v2)/'", "rebase", "-q", "-i", base, cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    if not committed:  # its advice, followed as written, is now true: fork/ and export keep it
+        said = "so it holds them: commit them first (git add patches && git commit)"
+        assert rc == 2 and said in out, out
+        save(project, "0002: notes for reviewers")
+        rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    (new,) = [n for n in three.names() if n.startswith("0002-")]
+    got = (three.dir / new).read_bytes()
+    assert b" (v2)" in got and (new != name) == committed
+    assert b"\n---\n" + NOTES in got and b"\nCc: Reviewer <r@example.org>\n" in got, got[:600]

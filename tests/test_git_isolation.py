@@ -567,3 +567,17 @@ def test_a_legacy_locale_resigns_a_non_ascii_message_for_pr(three, project, upst
     fetch_pr_branches(upstream, tmp_path / "o", tmp_path / "clone")
     said = sh("git", "log", "-1", "--format=%B", "pr/all", cwd=tmp_path / "clone")
     assert "A note → for readers.\n\nSigned-off-by: Jane Doe <jane@doe.dev>" in said, said
+
+
+def test_a_non_english_git_gives_the_stop_its_file_and_hunk(three, project, upstream, capsys,
+                                                            monkeypatch):  # fmt: skip
+    """tool-review-v20 #11: with LANGUAGE=de the stop lost the file and hunk (the tool reads
+    git's English) and passed on git am's own "git am --continue / --skip / --abort" hints.
+    The tool's git speaks English, whatever the user's language."""
+    move_upstream(project, upstream, CONFLICTING)
+    monkeypatch.setenv("LANGUAGE", "de")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "does not apply: file transformer_engine/pytorch/fuser.py, hunk at" in out
+    assert "git am --continue" not in out and "git am --skip" not in out, out
+

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 
 import pytest
 
@@ -358,3 +359,21 @@ def test_the_users_trailer_config_changes_no_pr_commit_and_no_check(three, proje
     assert rc == 0, out
     assert pr_log(project) == want
     assert want.count("Signed-off-by: Jane Doe <jane@doe.dev>") == 3
+
+
+def test_pr_keeps_a_carriage_return_in_a_message(three, project, upstream, capsys):
+    """tool-review-v20 #8: git's output was read with universal newlines, so a carriage
+    return inside a commit message came back as a line break, and pr posted a commit whose
+    message differs from the patch (which export and git am keep byte for byte)."""
+    group(three, project)
+    path = three.dir / three.names()[-1]
+    text = path.read_bytes()
+    at = text.index(b"\nSigned-off-by: ") + 1
+    path.write_bytes(text[:at] + b"Line with a\rcarriage return inside.\n\n" + text[at:])
+    save(project, "a carriage return")
+    rc, out = run_pr(project, upstream, capsys)
+    assert rc == 0, out
+    pr_log(project)  # fetches the branches into the clone
+    msg = subprocess.run(["git", "log", "-1", "--format=%B", "pr/tests"], cwd=project.parent /
+                         "prclone", capture_output=True, check=True).stdout  # fmt: skip
+    assert b"Line with a\rcarriage return inside.\n" in msg, msg

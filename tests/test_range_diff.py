@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+import pytest
+
 from series_helpers import make_wheel, save, sh, te
 
 
@@ -80,3 +82,23 @@ def test_range_diff_out_never_overwrites_work_or_any_file(three, project, upstre
         assert rc == 2 and says in text and "cloning" not in text, (out, text)
     assert work.read_text().endswith("# my work\n") and mine.read_text() == "mine\n"
     assert not (fork / "new.txt").exists()
+
+
+@pytest.mark.parametrize("base", ["pypi", "git"])
+def test_a_revisions_broken_series_is_named_at_that_revision(three, project, upstream, tmp_path,
+                                                             capsys, base):  # fmt: skip
+    """tool-review-v20 #9: REV's series lists a file REV lacks (fixed since). The error was
+    about the working tree's patches/series (on the PyPI base without "at REV") and said to
+    restore the file or remove the line, neither of which is there. It names REV; naming
+    another revision, as it says, gets past it."""
+    make_wheel(upstream, tmp_path / "cache" / "dist")
+    with three.series_file.open("a") as f:
+        f.write("0011-missing.patch\n")
+    save(project, "bad series")
+    sh("git", "revert", "--no-edit", "HEAD", cwd=project)
+    args = ["--te-src", str(upstream)] if base == "git" else []
+    rc, out = te("range-diff", "HEAD~1", *args, capsys=capsys)
+    assert rc == 2 and "which does not exist in patches/ at HEAD~1;" in out, out
+    assert "restore the file" not in out and "name another" in out, out
+    rc, out = te("range-diff", "HEAD~2", *args, capsys=capsys)
+    assert rc == 0, out

@@ -9,6 +9,8 @@ import resource
 import shlex
 import subprocess
 
+import pytest
+
 from te_series import rebase
 
 from te_series.series import read_patch
@@ -691,3 +693,38 @@ def test_a_rebase_git_died_checking_out_names_the_lock_and_continue_starts_it_ag
     assert rc == 0 and three.names() == names, out
     assert sh("git", "rev-list", "--count", f"{new}..series", cwd=fork).strip() == "3"
     assert patch_bytes(three) == before and read_state(fork).base == new
+
+
+class Killed(BaseException):
+    """A SIGKILL: nothing of the tool's runs after it (no rollback, no record)."""
+
+
+def test_a_rebase_killed_while_it_wrote_patches_is_named_by_abort_and_its_advice_undoes_it(
+    three, project, upstream, capsys, monkeypatch
+):
+    """tool-review-v20 #13: rebase killed after it replaced a patch file and before it replaced
+    base.toml; `rebase --abort` said "fork/ is back on the series" and nothing of the patch
+    made for the new base, nor of the temporary file, both left in patches/. It names them
+    and how to put patches/ back as committed; followed, patches/ is as committed."""
+    head, _, rest = FUSER.partition("\n")  # patch 2's file moves upstream: its file changes
+    commit(upstream, {"transformer_engine/pytorch/fuser.py": head + "\n# upstream\n" + rest}, "Up")
+    real = os.replace
+
+    def replace(src, dst):  # killed at base.toml's rename, the patches replaced before it
+        if str(dst).endswith("base.toml"):
+            raise Killed
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(Killed):
+        te("rebase", "--onto", "main", "--te-src", str(upstream))
+    monkeypatch.setattr(os, "replace", real)
+    left = sh("git", "status", "--porcelain", "--", "patches", cwd=project)
+    assert ".base.toml.te-series-tmp" in left and " M patches/0002-" in left, left
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 0 and "The rebase was stopped while it wrote patches/" in out, out
+    (undo,) = re.findall(r"put patches/ back as committed: (.*)", out)
+    sh("sh", "-c", undo, cwd=project)
+    assert sh("git", "status", "--porcelain", "--", "patches", cwd=project) == ""
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and out.count("unchanged") == 3, out

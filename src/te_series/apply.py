@@ -28,6 +28,7 @@ from .worktree import (
     apply_patches,
     describe_tree,
     drop_args,
+    locked,
     make_tree,
     not_a_work_tree,
     read_state,
@@ -75,6 +76,8 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
     busy = in_progress(tree)
     if busy and busy != "a git am":
         raise SeriesError(f"{busy} is in progress in {name_}/; finish or abort it first")
+    if locked(tree, root, verbs):
+        raise SeriesError(locked(tree, root, verbs))
     # The stopped patch's file changed since apply took it (tool-review-v7 #5b): git am's
     # stop is of the old file. Once that am is aborted, the file as it is now is applied.
     recorded = (state.recorded or {}).get(name)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import zipfile
+import zlib
 from pathlib import Path
 
 from .util import cache_dir, progress, PYPI_PREFIX, rel, SERIES_BRANCH, SeriesError
@@ -32,10 +33,10 @@ def cached_wheel(req: str, pattern: str, hint: str = "") -> Path:
     dist = cache_dir() / "dist"
     dist.mkdir(exist_ok=True)
     found = sorted(dist.glob(pattern))
-    if found and zipfile.is_zipfile(found[0]):
+    if found and whole_zip(found[0]):
         return found[0]
-    if found:  # no zip: a download cut short (v19 F2); ours to fetch again
-        progress(f"{found[0]} is damaged (not a whole zip file): fetching it again")
+    if found:  # a download cut short (v19 F2), a bad block (v20 #3, #4): ours to fetch again
+        progress(f"{found[0]} is damaged (it fails its zip and checksum test): fetching it again")
         found[0].unlink()
     progress(f"downloading {req}")
     proc = subprocess.run(
@@ -48,6 +49,15 @@ def cached_wheel(req: str, pattern: str, hint: str = "") -> Path:
     if proc.returncode != 0 or not found:
         raise SeriesError(f"could not download {req}:\n{proc.stderr.strip()[-1500:]}\n{hint}")
     return found[0]
+
+
+def whole_zip(path: Path) -> bool:
+    """Whether a zip file reads whole: its directory, and each member's data and CRC."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return zf.testzip() is None
+    except (zipfile.BadZipFile, zlib.error, EOFError):
+        return False
 
 
 def release_wheel(release: str, series: Series | None = None) -> Path:
@@ -80,8 +90,8 @@ def extract_package(wheel: Path, dest: Path) -> None:
                 )
             for name in members:
                 zf.extract(name, dest)
-    except zipfile.BadZipFile:
-        raise SeriesError(f"{wheel} is not a wheel (not a zip file)") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError) as e:
+        raise SeriesError(f"{wheel} is not a wheel (not a whole zip file: {e})") from None
 
 
 def init_git_base(dest: Path, te_src: Path, commit: str) -> str:

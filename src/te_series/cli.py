@@ -26,6 +26,13 @@ def _release(s: str) -> str:
     return s
 
 
+def _count(s: str) -> int:
+    """A count of rounds or steps: a whole number of at least 1 (v20 #6)."""
+    if not s.isdigit() or int(s) < 1:
+        raise argparse.ArgumentTypeError(f"{s!r} is not a whole number of at least 1")
+    return int(s)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="te-series", description=__doc__)
     sub = p.add_subparsers(dest="verb", required=True)
@@ -110,8 +117,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("pytest_args", nargs=argparse.REMAINDER)
 
     sp = sub.add_parser("bench", help="per-step CPU cost ratios")
-    sp.add_argument("--steps", type=int, default=200)
-    sp.add_argument("--rounds", type=int, default=10)
+    sp.add_argument("--steps", type=_count, default=200)
+    sp.add_argument("--rounds", type=_count, default=10)
     sp.add_argument("--device", default="cpu")
     sp.add_argument("--baseline-python", help="python of the unpatched build")
     sp.add_argument("--patched-python", help="python of the patched build (default .venv)")

@@ -379,6 +379,44 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
         )
 
 
+# What git format-patch writes between a patch's '---' and its diff (the diffstat), and the
+# mail headers it writes: the rest there is hand-written text that git am does not carry.
+STAT = re.compile(
+    rb" .* \| | \d+ files? changed| (create|delete) mode | mode change | (rename|copy) "
+)
+HEADER = re.compile(rb"[!-9;-~]+:")
+MADE = re.compile(
+    rb"From |(From|Date|Subject|MIME-Version|Content-Type|Content-Transfer-Encoding):"
+)
+
+
+def split_patch(patch: bytes) -> tuple[bytes, list[bytes], bytes, bytes, bytes]:
+    """A patch file's mail headers, those of them format-patch does not write, its message
+    up to '---', the text from there to the diffstat or diff, and the rest."""
+    head, _, rest = patch.partition(b"\n\n")
+    extra = [h for h in re.split(rb"\n(?=\S)", head) if HEADER.match(h) and not MADE.match(h)]
+    message, cut, rest = rest.partition(b"\n---\n")
+    lines = rest.splitlines(keepends=True)
+    n = next((i for i, line in enumerate(lines) if STAT.match(line) or
+              line.startswith(b"diff --git ")), len(lines))  # fmt: skip
+    return head, extra, message + cut, b"".join(lines[:n]), b"".join(lines[n:])
+
+
+def keep_hand_written(old: bytes, new: bytes) -> bytes:
+    """`new`, format-patch's file of a commit, with what `old`, the file it was made from,
+    holds that git am left out of the commit (notes below '---', extra mail headers): export
+    keeps it (it deleted it, v20 #1)."""
+    if not old.startswith(b"From "):  # not a mail git format-patch wrote
+        return new
+    _, extra, _, notes, _ = split_patch(old)
+    head, had, message, made, rest = split_patch(new)
+    extra = [h for h in extra if h not in had]
+    if not extra and not notes.strip():
+        return new
+    return (head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message
+            + (notes if notes.strip() else made) + rest)  # fmt: skip
+
+
 def refuse_conflict_markers(tree: Path, root: Path, data: dict[str, bytes]) -> None:
     """Refuse commits that add git's conflict markers (a `git add -A` of an unresolved
     conflict): a file of the series that gets both a `<<<<<<< ` and a `>>>>>>> ` line."""
@@ -520,6 +558,11 @@ def plan(
         )
     refuse_unnoted(tree, root, series, [n for n in listed if n not in taken], revs, noted)
     lost = [n for n in listed if n not in taken and n not in drops]
+    if [n for n in listed if n not in taken and n not in state.patches]:
+        # listed since the tree was made or last exported (an export's rename undone in
+        # patches/, v20 #12): not a patch the tree lost, a list that changed since
+        stale = [series.label + " (its list of patches)"]
+        raise SeriesError(changed_since(rel(tree, root), stale, verbs))
     if lost:
         squashed = [n for n in lost if n in mentioned]
         note = f" ({', '.join(squashed)}: squashed into another patch's commit)" if squashed else ""
@@ -534,6 +577,9 @@ def plan(
         files = format_patch(tree, f"{state.base}..HEAD", Path(tmp))
         check_roundtrip(tree, root, state.base, revs, files)
         data = {p.name: p.read_bytes() for p in files}
+    for o, n in zip(owner, list(data)):  # the file each commit was made from
+        if o is not None and (series.dir / o).is_file():
+            data[n] = keep_hand_written((series.dir / o).read_bytes(), data[n])
     refuse_conflict_markers(tree, root, data)
     binary = [f"{n}: {f.path}" for n, blob in data.items()
               for f in parse_diff(blob.decode("utf-8", "surrogateescape")) if f.binary]  # fmt: skip
@@ -726,16 +772,19 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
             f"patch of {name}/ over it. Move it away (git mv, or git rm if it is not needed), "
             "commit that, and export again."
         )
-    if not stale:
-        return said
-    return said + [
+    return said + [changed_since(name, stale, verbs)] if stale else said
+
+
+def changed_since(name: str, stale: list[str], verbs: dict) -> str:
+    """The refusal for files of the series folder that changed since the tree was made."""
+    return (
         f"{', '.join(stale)} changed since {name}/ was made from it (a git pull, a "
-        f"colleague's commit, or an edit of yours): export would write {name}/'s version "
-        f"over it and undo that change. Either rebuild {name}/ from the files as they are now "
-        f"({verbs['rebuild']}; the old tree is kept whole in a backup, fetch your commits back "
-        f"from there), or make the same change in {name}/, so that export has nothing to "
-        "undo. `git log -p -- FILE` shows the change."
-    ]
+        f"colleague's commit, an export undone, or an edit of yours): export would write "
+        f"{name}/'s version over it and undo that change. Either rebuild {name}/ from the files "
+        f"as they are now ({verbs['rebuild']}; the old tree is kept whole in a backup, fetch "
+        f"your commits back from there), or make the same change in {name}/, so that export "
+        "has nothing to undo. `git log -p -- FILE` shows the change."
+    )
 
 
 def uncommitted(root: Path, p: Plan) -> list[str]:

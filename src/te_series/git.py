@@ -102,6 +102,8 @@ def git_env(extra: dict | None = None) -> dict:
     """The environment of every git the tool runs: the caller's without git's own
     variables (but those of `_passed_on`), plus the tool's identity and `extra`."""
     env = {k: v for k, v in os.environ.items() if _passed_on(k)}
+    # git's words in English, which the tool reads (its hunks, its hints; v20 #11)
+    env.update(LC_ALL="C.UTF-8", LANGUAGE="")
     return {**env, **BOT, "GIT_ATTR_NOSYSTEM": "1", **(extra or {})}
 
 
@@ -143,16 +145,16 @@ def git_run(
             ["git", *GIT_OVERRIDES, *args],
             cwd=cwd,
             capture_output=True,
-            text=as_text,
-            # UTF-8 both ways, as PINNED has git write messages, whatever the locale (a
-            # Latin-1 one misread them, v19 F1); a name that is not UTF-8 kept (v15 #2)
-            encoding="utf-8" if as_text else None,
-            errors="surrogateescape" if as_text else None,
             env=git_env({**own_repository(Path(cwd)), **(env or {})}),
-            input=input,
+            input=input.encode("utf-8", "surrogateescape") if isinstance(input, str) else input,
             check=False,
             start_new_session=True,
         )
+    if as_text:  # UTF-8 both ways, as PINNED has git write messages, whatever the locale (a
+        # Latin-1 one misread them, v19 F1); a name that is not UTF-8 kept (v15 #2); a
+        # carriage return kept, as git wrote it (text mode's newlines made it a line end, v20 #8)
+        proc.stdout, proc.stderr = (b.decode("utf-8", "surrogateescape")
+                                    for b in (proc.stdout, proc.stderr))  # fmt: skip
     if proc.returncode == -signal.SIGINT:
         raise KeyboardInterrupt
     said = proc.stderr if isinstance(proc.stderr, str) else proc.stderr.decode(errors="replace")

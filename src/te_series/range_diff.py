@@ -42,7 +42,7 @@ def checkout_patches(root: Path, rev: str, dest: Path) -> Series:
                 "only the series' files; take that entry out of patches/ (git rm it, commit) "
                 "or compare with a revision without it."
             ) from None
-    return Series(dest / "patches", dest)
+    return Series(dest / "patches", dest, at=rev)
 
 
 def apply_version(

@@ -406,7 +406,32 @@ def abort(fork) -> int:
     state.rebase_onto = state.rebase_from = state.rebase_prerequisites = None
     write_state(fork, state)
     print(f"rebase aborted; fork/ is back on the series at {state.base[:12]}{kept}")
+    print(half_written(fork.parent, onto) or "", end="")
     return 0
+
+
+def half_written(root: Path, onto: str) -> str:
+    """What a rebase stopped in its last step (killed while it wrote patches/ and base.toml:
+    its temporary files, or a base.toml on `onto`) left in patches/, and how to put patches/
+    back as committed; "" where it wrote nothing (v20 #13)."""
+    tmps = sorted(rel(t, root) for t in (root / "patches").rglob(".*.te-series-tmp"))
+    on = (root / "patches/base.toml").is_file() and onto in (root / "patches/base.toml").read_text()
+    if not tmps and not on:
+        return ""
+    diff = git_run("diff", "--name-only", "-z", "--relative", "HEAD", "--", "patches/series",
+                   ":(glob)patches/*.patch", "patches/base.toml", cwd=root)  # what rebase writes
+    files = [f for f in diff.stdout.split("\0") if f]
+    if not files and not tmps:  # committed since: nothing is half-written now
+        return ""
+    undo = " && ".join(
+        [f"git checkout HEAD -- {' '.join(map(shlex.quote, files))}"] * bool(files)
+        + [f"rm {' '.join(map(shlex.quote, tmps))}"] * bool(tmps)
+    )  # fmt: skip
+    return (
+        f"The rebase was stopped while it wrote patches/ (killed?), so patches/ holds part of "
+        f"it, made for {onto[:12]}: {', '.join(files + tmps)}. fork/ is back on the base that "
+        f"patches/ was committed for; put patches/ back as committed: {undo}\n"
+    )
 
 
 def edits_commit(fork: Path, head: str) -> str:

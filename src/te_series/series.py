@@ -128,8 +128,10 @@ class Series:
         root: Path | None = None,
         base_file: Path | None = None,
         optional: bool = False,
+        at: str | None = None,
     ):
         self.dir = Path(dir)
+        self.at = at  # a revision of the checkout it was read from (range-diff), not the files
         self.optional = optional  # a missing series file is an empty series (ports)
         self.root = Path(root) if root else self.dir.parent
         self.base_file = Path(base_file) if base_file else self.dir / "base.toml"
@@ -187,8 +189,10 @@ class Series:
                 elif (self.dir / e.name).exists():
                     said = f"{e.name}, a folder, not a patch file; remove the line"
                 else:
-                    said = f"{e.name}, which does not exist in {where}/; restore the file (git "
-                    said += f"checkout -- {where}/{e.name}) or remove the line"
+                    said = f"{e.name}, which does not exist in {where}/"
+                    said += (f" at {self.at}; that revision cannot be used as committed: name "
+                             "another" if self.at else f"; restore the file (git checkout -- "
+                             f"{where}/{e.name}) or remove the line")  # fmt: skip
                 problems.append(f"{line} names {said}")
             if e.name in seen:
                 problems.append(

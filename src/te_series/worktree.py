@@ -424,6 +424,15 @@ def settle(tree: Path, state: State) -> State:
     return dataclasses.replace(state, applied=applied, failed=None)
 
 
+def locked(tree: Path, root: Path, verbs: dict) -> str | None:
+    """The stop (and status line) of an apply whose git was killed mid-write (v20 #2): its
+    index.lock, named with its rm (cannot_write, rebase's words), then --continue."""
+    if git_path(tree, "index.lock").exists():
+        return (f"git could not go on in {rel(tree, root)}/: {cannot_write(tree, root)}; then "
+                f"{verbs['continue']}")  # fmt: skip
+    return None
+
+
 def describe_tree(tree: Path, root: Path) -> str:
     """Where a work tree stands and how to go on, from its recorded state."""
     name = rel(tree, root) + "/"
@@ -525,7 +534,8 @@ def describe_tree(tree: Path, root: Path) -> str:
         )
     elif not state.complete:
         lines.append(
-            f"  go on: {verbs['continue']}; te-series export refuses until the series is complete"
+            f"  {locked(tree, root, verbs) or 'go on: ' + verbs['continue']}; te-series export "
+            "refuses until the series is complete"
         )
     elif busy:
         lines.append("  finish or abort it before te-series export")
