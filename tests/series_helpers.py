@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import shlex
 import shutil
 import signal
@@ -403,3 +404,20 @@ CRLF = "a\r\nb\r\n"
 
 def commit_amend(repo, message, env) -> None:
     sh("git", "commit", "-q", "--amend", "-m", message, cwd=repo, env=env)
+
+
+def git_with_size_limit(real, when):
+    """Test helper: ``real`` (a git door) that may write no file over 64 KiB in the calls that
+    ``when(args)`` picks, so that git dies of SIGXFSZ there, as a kill would stop it"""
+
+    def git_run(*args, **kw):
+        if not when(args):
+            return real(*args, **kw)
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 16, hard))
+        try:
+            return real(*args, **kw)
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+    return git_run

@@ -35,6 +35,7 @@ from series_helpers import (
     FUSER,
     GOOD_CHANGE,
     GOOD_MSG,
+    git_with_size_limit,
     interrupt_nth,
     interrupted_apply,
     make_series,
@@ -609,26 +610,14 @@ def test_a_git_am_killed_mid_write_names_its_lock_and_continue_gets_past_it(
     am in progress. The stop said "killed by signal 25"; status said "go on: te-series apply
     --continue", and every --continue failed on a `git stash push` with no reason. status and
     --continue name the lock and its rm, as rebase's stop does; after it, --continue ends."""
-    import resource
-
     # fuser.py, which patch 2 changes, grows past the limit upstream (away from the hunk): git
     # dies writing it, holding the index's lock
     head, _, rest = FUSER.partition("\n")
     big = {"transformer_engine/pytorch/fuser.py": head + "\n# upstream" * 7000 + "\n" + rest}
     move_upstream(project, upstream, big)
     interrupted_apply(project, upstream, monkeypatch)  # as the review's: stopped at patch 2
-    real = worktree.git_run
-
-    def git_run(*args, **kw):  # the second am may write no file over 64 KiB
-        if args[:1] != ("am",) or "--abort" in args:
-            return real(*args, **kw)
-        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 16, hard))
-        try:
-            return real(*args, **kw)
-        finally:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-
+    real = worktree.git_run  # the second am may write no file over 64 KiB
+    git_run = git_with_size_limit(real, lambda args: args[:1] == ("am",) and "--abort" not in args)
     monkeypatch.setattr(worktree, "git_run", git_run)
     rc, out = te("apply", "--continue", capsys=capsys)
     lock = project / "fork/.git/index.lock"

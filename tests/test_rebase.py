@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import resource
 import shlex
 import subprocess
 
@@ -17,6 +16,7 @@ from te_series.series import read_patch
 from te_series.worktree import read_state, write_state
 from series_helpers import (
     commit,
+    git_with_size_limit,
     CONFLICTING,
     FUSER,
     make_series,
@@ -655,7 +655,6 @@ def test_a_pick_git_did_not_finish_made_by_hand_is_taken_as_the_patch(project, u
     assert rc == 0 and series.names() == names, out
 
 
-
 def test_a_rebase_git_died_checking_out_names_the_lock_and_continue_starts_it_again(
     three, project, upstream, capsys, monkeypatch
 ):
@@ -669,17 +668,7 @@ def test_a_rebase_git_died_checking_out_names_the_lock_and_continue_starts_it_ag
     # sorted after the series' files: git rewrites those, then dies writing this one
     new = commit(upstream, {"vendor/big.txt": ("x" * 99 + "\n") * 2000}, "Upstream big file")
     real = rebase.git_run
-
-    def git_run(*args, **kw):  # git may write no file over 64 KiB
-        if args[:2] != ("rebase", "--onto"):
-            return real(*args, **kw)
-        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 16, hard))
-        try:
-            return real(*args, **kw)
-        finally:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-
+    git_run = git_with_size_limit(real, lambda args: args[:2] == ("rebase", "--onto"))
     monkeypatch.setattr(rebase, "git_run", git_run)
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
     assert rc == 2 and "killed by signal" in out and (fork / ".git/index.lock").exists(), out
