@@ -379,11 +379,8 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
         )
 
 
-# What git format-patch writes between a patch's '---' and its diff (the diffstat), and the
-# mail headers it writes: the rest there is hand-written text that git am does not carry.
-STAT = re.compile(
-    rb" .* \| | \d+ files? changed| (create|delete) mode | mode change | (rename|copy) "
-)
+# The mail headers git format-patch writes: the rest of a patch's header is hand-written text
+# that git am does not carry.
 HEADER = re.compile(rb"[!-9;-~]+:")
 MADE = re.compile(
     rb"From |(From|Date|Subject|MIME-Version|Content-Type|Content-Transfer-Encoding):"
@@ -392,29 +389,67 @@ MADE = re.compile(
 
 def split_patch(patch: bytes) -> tuple[bytes, list[bytes], bytes, bytes, bytes]:
     """A patch file's mail headers, those of them format-patch does not write, its message
-    up to '---', the text from there to the diffstat or diff, and the rest."""
+    up to '---', the text from there to the diff (the diffstat, and notes), and the diff."""
     head, _, rest = patch.partition(b"\n\n")
     extra = [h for h in re.split(rb"\n(?=\S)", head) if HEADER.match(h) and not MADE.match(h)]
     message, cut, rest = rest.partition(b"\n---\n")
-    lines = rest.splitlines(keepends=True)
-    n = next((i for i, line in enumerate(lines) if STAT.match(line) or
-              line.startswith(b"diff --git ")), len(lines))  # fmt: skip
-    return head, extra, message + cut, b"".join(lines[:n]), b"".join(lines[n:])
+    at = m.start() if (m := re.search(rb"^diff --git ", rest, re.M)) else len(rest)
+    return head, extra, message + cut, rest[:at], rest[at:]
+
+
+def diffstat(diff: bytes) -> bytes | None:
+    """What format-patch writes between '---' and a diff (its --stat and --summary, and the
+    blank line after them), exactly: format-patch's own, of a commit made in a scratch
+    repository with the diff's files, modes and line counts, which are all a diffstat shows.
+    None for a diff no such commit stands for (binary, a rename)."""
+    heads = [p.split(b"\n@@ ")[0] for p in re.split(rb"^diff --git ", diff, flags=re.M)[1:]]
+    with tempfile.TemporaryDirectory(prefix="te-series-stat-") as tmp:
+        counts = git_run("apply", "--numstat", "-z", cwd=tmp, input=diff, text=False)
+        rows = [r.split(b"\t", 2) for r in counts.stdout.split(b"\0")[:-1]]
+        if counts.returncode or not rows or len(rows) != len(heads) or any(
+            r[0] == b"-" or re.search(rb"^(rename|copy) from ", h, re.M) for r, h in zip(rows, heads)
+        ):  # fmt: skip
+            return None
+        trees = [b"", b""]  # fast-import lines of the commit before the diff, and after it
+        for (add, rem, path), head in zip(rows, heads):
+            modes = dict(re.findall(rb"^(new file|deleted file|old|new) mode (\d+)$", head, re.M))
+            same = m[1] if (m := re.search(rb"^index \S+ (\d+)$", head, re.M)) else None
+            was = modes.get(b"old", modes.get(b"deleted file", same))  # None: a new file
+            now = modes.get(b"new", modes.get(b"new file", same))  # None: a deleted file
+            name = b'"%s"' % re.sub(rb'(["\\\\])', rb"\\\1", path).replace(b"\n", b"\\n")
+            for k, (mode, sign, n) in enumerate(((was, b"-", rem), (now, b"+", add))):
+                data = b"".join(b"%s%d\n" % (sign, i) for i in range(int(n)))
+                trees[k] += (b"M %s inline %s\ndata %d\n%s\n" % (mode, name, len(data), data)
+                             if mode else b"D %s\n" % name * k)  # fmt: skip
+        commit = b"commit refs/heads/%s\ncommitter t <t> 0 +0000\ndata 5\nx\n\ny\n"
+        stream = commit % b"a" + trees[0] + commit % b"b" + b"from refs/heads/a\n" + trees[1]
+        repo = Path(tmp) / "repo"
+        git("init", "-q", str(repo), cwd=tmp)
+        if git_run("fast-import", "--quiet", cwd=repo, input=stream).returncode:
+            return None
+        (made,) = format_patch(repo, "a..b", Path(tmp) / "out")
+        return split_patch(made.read_bytes())[3]
 
 
 def keep_hand_written(old: bytes, new: bytes) -> bytes:
     """`new`, format-patch's file of a commit, with what `old`, the file it was made from,
     holds that git am left out of the commit (notes below '---', extra mail headers): export
-    keeps it (it deleted it, v20 #1)."""
+    keeps it (it deleted it, v20 #1), byte for byte. Between '---' and the diff, only old's
+    own diffstat, as format-patch writes it for old's diff, is format-patch's; the rest there
+    is hand-written, wherever it stands (v21 #1: text after the diffstat, or a line of notes
+    that looked like a diffstat line, was dropped)."""
     if not old.startswith(b"From "):  # not a mail git format-patch wrote
         return new
-    _, extra, _, notes, _ = split_patch(old)
+    _, extra, _, region, diff = split_patch(old)
     head, had, message, made, rest = split_patch(new)
     extra = [h for h in extra if h not in had]
-    if not extra and not notes.strip():
-        return new
-    return (head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message
-            + (notes if notes.strip() else made) + rest)  # fmt: skip
+    if region != made:
+        stat = made if diff == rest else diffstat(diff)
+        at = (b"\n" + region).rfind(b"\n" + stat[:-1]) if stat and stat[:-1] else -1
+        made = (
+            region[:at] + made[:-1] + region[at + len(stat) - 1 :] if at >= 0 else region + made
+        )  # no diffstat of old's there: all of its text there is yours
+    return head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message + made + rest
 
 
 def refuse_conflict_markers(tree: Path, root: Path, data: dict[str, bytes]) -> None:
