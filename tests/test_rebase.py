@@ -717,3 +717,38 @@ def test_a_rebase_killed_while_it_wrote_patches_is_named_by_abort_and_its_advice
     assert sh("git", "status", "--porcelain", "--", "patches", cwd=project) == ""
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0 and out.count("unchanged") == 3, out
+
+
+@pytest.mark.parametrize("added", [False, True])
+def test_a_pick_refused_for_a_file_in_its_way_is_named_and_continue_gets_past(
+    three, project, upstream, capsys, added
+):
+    """tool-review-v21 #6: at a stop, a draft of a file the next patch creates (untracked).
+    git refused that pick and put it back on its todo; the stop said --continue would keep
+    such changes in a stash, and each --continue stopped again the same; status said "git
+    add the files", and then git committed the draft alone as that patch (its message and
+    author) and the patch's change as a new commit: one patch exported as two. The stop and
+    status name the refused pick; --continue, as they say, puts the draft in a stash (added
+    or not) and picks the patch whole."""
+    names, before, fork = three.names(), patch_bytes(three), project / "fork"
+    commit(upstream, CONFLICTING, "Upstream returns sets")
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    (fork / "transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
+    sh("git", "add", "-A", cwd=fork)
+    (fork / "tests/test_more.py").write_text("my draft\n")  # patch 3 creates it
+    capsys.readouterr()
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    said = f"git would not pick patch {names[2]} ('[PyTorch] Test more')"
+    assert rc == 2 and said in out and "Fix that first" not in out, out
+    (advice,) = re.findall(r"^git would not pick .*$", out, re.M)
+    assert te("status", capsys=capsys)[1].count(advice) == 1  # status says the same
+    if added:  # what status said before: git add the file
+        sh("git", "add", "tests/test_more.py", cwd=fork)
+    (then,) = re.findall(r"(te-series rebase --continue) puts them in a stash", advice)
+    rc, out = te(*shlex.split(then)[1:], capsys=capsys)
+    assert rc == 0 and "add " not in out and three.names() == names, out
+    assert {n: patch_bytes(three)[n] for n in names[2:]} == {n: before[n] for n in names[2:]}
+    base = read_state(fork).base
+    assert sh("git", "rev-list", "--count", f"{base}..series", cwd=fork).strip() == "3"
+    kept = sh("git", "stash", "show", "-p", "--include-untracked", cwd=fork)
+    assert "+my draft" in kept, kept  # never away

@@ -39,6 +39,7 @@ from .git import (
     pick_not_finished,
     rebase_file,
     rebase_stop,
+    refused_pick,
     set_note,
     unfinished_pick,
 )
@@ -215,12 +216,17 @@ def pick_again(fork: Path) -> None:
     revs = ["HEAD", rev] if onto else ["--no-commit-id", "-r", rev]
     files = git("diff" if onto else "diff-tree", "--name-only", "--no-renames", "-z", *revs,
                 cwd=fork).split("\0")  # fmt: skip
+    refused = refused_pick(fork) == rev  # and what is staged: git's continue commits it
+    files += git("diff", "--cached", "--name-only", "-z", cwd=fork).split("\0") if refused else []
     put_aside(fork, [f for f in files if f], ", ".join(note_names(fork, rev)) or rev[:12], "fork")
     if onto:  # the rebase's first step, as git does it; the picks are all still to do
         git("checkout", "-q", "--detach", rev, cwd=fork)
         return
     todo = git_path(fork, "rebase-merge") / "git-rebase-todo"
-    write_atomic(todo, f"pick {rev}\n".encode() + todo.read_bytes())
+    if refused:  # git put it back on the todo; its stop goes (refused_pick)
+        (git_path(fork, "rebase-merge") / "stopped-sha").unlink(missing_ok=True)
+    else:
+        write_atomic(todo, f"pick {rev}\n".encode() + todo.read_bytes())
 
 
 def refuse_lost_commits(fork, state, kept: dict[str, str], dropped: list[str]) -> None:
