@@ -752,3 +752,29 @@ def test_a_pick_refused_for_a_file_in_its_way_is_named_and_continue_gets_past(
     assert sh("git", "rev-list", "--count", f"{base}..series", cwd=fork).strip() == "3"
     kept = sh("git", "stash", "show", "-p", "--include-untracked", cwd=fork)
     assert "+my draft" in kept, kept  # never away
+
+
+def test_abort_after_a_pull_of_base_toml_leaves_uncommitted_notes_alone(three, project, upstream,
+                                                                         capsys):  # fmt: skip
+    """tool-review-v21 #3: base.toml as committed already on the rebase's commit (a pull of a
+    colleague's rebase; export's own advice then is to rebase there), notes of yours below a
+    patch's '---' not committed yet, the rebase stopped at a conflict: abort took the notes
+    for a half-written rebase and said to put patches/ back with git checkout HEAD --, which
+    deletes them. The rebase wrote nothing: abort says nothing of patches/, and the rebase,
+    done again and resolved, keeps the notes."""
+    fork, name = project / "fork", three.names()[1]
+    commit(fork, {"README": "mine\n"}, msg("Say hello"))  # not exported yet
+    new = move_upstream(project, upstream, {"README": "news\n"})
+    path = three.dir / name
+    notes = path.read_bytes().replace(b"\n---\n", b"\n---\nReviewer notes: v2.\n\n", 1)
+    path.write_bytes(notes)
+    rc, out = te("rebase", "--onto", new[:12], "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "conflicts in README" in out, out
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 0 and "patches/" not in out and "checkout HEAD" not in out, out
+    assert path.read_bytes() == notes
+    assert te("rebase", "--onto", new[:12], "--te-src", str(upstream))[0] == 2
+    (fork / "README").write_text("news\nmine\n")
+    sh("git", "add", "README", cwd=fork)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0 and f"unchanged {name}" in out and path.read_bytes() == notes, out

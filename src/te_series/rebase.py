@@ -418,16 +418,17 @@ def abort(fork) -> int:
 
 def half_written(root: Path, onto: str) -> str:
     """What a rebase stopped in its last step (killed while it wrote patches/ and base.toml:
-    its temporary files, or a base.toml on `onto`) left in patches/, and how to put patches/
-    back as committed; "" where it wrote nothing (v20 #13)."""
+    its temporary files, or a base.toml on `onto` not committed) left in patches/, and how to
+    put patches/ back as committed; "" where it wrote nothing (v20 #13), also where base.toml
+    was on `onto` as committed (a pull of a colleague's rebase: edits in patches/ are yours,
+    v21 #3)."""
     tmps = sorted(rel(t, root) for t in (root / "patches").rglob(".*.te-series-tmp"))
-    on = (root / "patches/base.toml").is_file() and onto in (root / "patches/base.toml").read_text()
-    if not tmps and not on:
-        return ""
     diff = git_run("diff", "--name-only", "-z", "--relative", "HEAD", "--", "patches/series",
                    ":(glob)patches/*.patch", "patches/base.toml", cwd=root)  # what rebase writes
     files = [f for f in diff.stdout.split("\0") if f]
-    if not files and not tmps:  # committed since: nothing is half-written now
+    toml = root / "patches/base.toml"
+    if not tmps and not ("patches/base.toml" in files and toml.is_file()
+                         and onto in toml.read_text()):  # fmt: skip
         return ""
     undo = " && ".join(
         [f"git checkout HEAD -- {' '.join(map(shlex.quote, files))}"] * bool(files)
