@@ -243,10 +243,14 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             said.append(f"{log1(tree, '%h %s', r)} ({where})")
         top = upstream[-1]
         if upstream == revs[: len(upstream)]:  # all below the series: take them out at once
+            refs = git("for-each-ref", "--contains", top, "--format=%(refname:short)",
+                       "refs/heads", "refs/remotes", "refs/tags", cwd=tree).split()  # fmt: skip
+            refs = [r for r in refs if r != SERIES_BRANCH and not r.endswith("/HEAD")]  # v21 #5
             undo = (
-                f"git -C {name} rebase --onto {base[:12]} {top[:12]} {SERIES_BRANCH} (it "
-                "drops exactly the commit(s) named, which stay on upstream's refs, and keeps "
-                "every other commit)"
+                f"git -C {name} rebase --onto {base[:12]} {top[:12]} {SERIES_BRANCH} (it takes "
+                f"exactly the commit(s) named out of {SERIES_BRANCH}, and keeps every other "
+                "commit; "
+                + (f"they stay on {refs[0]})" if refs else "they are on no other branch or tag)")
             )
         else:
             undo = (
@@ -257,10 +261,12 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             f"{name}/ has {len(upstream)} upstream commit(s) between the series' base "
             f"{base[:12]} and HEAD: {'; '.join(said)}. It was rebased by hand, and export "
             f"would write them as patches. Take them out: {undo}; then move the series with "
-            "te-series rebase --onto COMMIT. (A new patch of yours below the first series "
-            f"patch: move it after that patch with git -C {name} rebase -i {base[:12]}, then "
-            "export again.)"
-        )
+            "te-series rebase --onto COMMIT."
+            + (" A new patch of yours below the first series patch, not upstream's: say so ("
+               + " && ".join(f"git -C {name} notes --ref=te-series add -m new {r[:12]}"
+                             for r in upstream if r in below)
+               + "), then export again: it is written as a new patch." if below else "")
+        )  # fmt: skip
     return revs, noted
 
 
