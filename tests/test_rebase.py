@@ -778,3 +778,28 @@ def test_abort_after_a_pull_of_base_toml_leaves_uncommitted_notes_alone(three, p
     sh("git", "add", "README", cwd=fork)
     rc, out = te("rebase", "--continue", capsys=capsys)
     assert rc == 0 and f"unchanged {name}" in out and path.read_bytes() == notes, out
+
+
+def test_a_scratch_tree_of_a_killed_rebase_does_not_stop_a_rebuild(three, project, upstream,
+                                                                    capsys, monkeypatch):  # fmt: skip
+    """tool-review-v21 #2: a rebase killed while it brought the prerequisites onto the new
+    commit (in a scratch worktree of fork/'s, .git/te-series/carry-*) left that worktree
+    registered; apply --force then refused fork/ for its linked worktree, and the removal it
+    advised failed (the scratch tree's files differ from its HEAD). The tool's own scratch
+    trees are no linked worktrees of the user's: the rebuild goes through."""
+    commit(upstream, {"README": "news\n"}, "Upstream news")
+    real = rebase.git_run
+
+    def git_run(*args, **kw):  # killed before the scratch tree is removed
+        if args[:2] == ("worktree", "remove"):
+            raise Killed
+        return real(*args, **kw)
+
+    monkeypatch.setattr(rebase, "git_run", git_run)
+    with pytest.raises(Killed):
+        te("rebase", "--onto", "main", "--te-src", str(upstream))
+    monkeypatch.setattr(rebase, "git_run", real)
+    listed = sh("git", "worktree", "list", cwd=project / "fork")
+    assert "/.git/te-series/carry-" in listed, listed
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0 and "linked worktree" not in out, out
