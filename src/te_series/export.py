@@ -805,7 +805,8 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
         if now and n not in record and n not in p.state.patches and n not in p.series.names():
             unlisted.append(rel(path, root))
         elif changed_since_made(p.state, path) and now != (blob_id(new) if new is not None else ""):
-            stale.append(rel(path, root))
+            if not ((new is not None or n in p.owner) and notes_only(root, path, record.get(n))):
+                stale.append(rel(path, root))  # what export keeps is not undone (v21 #4)
     said = []
     if unlisted:
         said.append(
@@ -814,6 +815,18 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
             "commit that, and export again."
         )
     return said + [changed_since(name, stale, verbs)] if stale else said
+
+
+def notes_only(root: Path, path: Path, was: str | None) -> bool:
+    """Whether a patch file differs from blob `was` of this checkout only in what export keeps
+    of it (keep_hand_written): text between '---' and the diff, extra mail headers."""
+
+    def kept(patch: bytes) -> tuple:  # the file without them
+        head, extra, message, _, diff = split_patch(patch)
+        return [h for h in re.split(rb"\n(?=\S)", head) if h not in extra], message, diff
+
+    old = git_run("cat-file", "blob", was or "", cwd=root, text=False)
+    return old.returncode == 0 and kept(old.stdout) == kept(path.read_bytes())
 
 
 def changed_since(name: str, stale: list[str], verbs: dict) -> str:
