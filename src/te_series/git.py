@@ -508,6 +508,12 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
     mailsplit cuts into several mails is refused (SplitMail), naming the line that starts
     the second one.
     """
+    if data.startswith(b"\xef\xbb\xbf"):  # v21 #7: mailsplit said "corrupt mailbox"
+        raise SeriesError(
+            f"{label} starts with a byte-order mark (an editor wrote it), which git am cannot "
+            f"read. Take it off (sed -i '1s/^\\xEF\\xBB\\xBF//' {shlex.quote(str(where / label))}"
+            "), commit that, and run the command again."
+        )
     with tempfile.TemporaryDirectory(prefix="te-series-mailinfo-") as tmp:
         mbox, mails = Path(tmp) / "mbox", Path(tmp) / "mails"
         mbox.write_bytes(data)
