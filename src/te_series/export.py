@@ -46,6 +46,7 @@ from .worktree import (
     file_id,
     not_a_work_tree,
     off_the_series_branch,
+    patch_owners,
     read_state,
     settle,
     State,
@@ -575,17 +576,10 @@ def plan(
     revs, noted = own_commits(tree, root, state)
     entries = series.entries()
     listed = series.names()
-    # Which listed patch each commit stands for, from the notes apply and export wrote.
-    # A squashed commit carries several names; it stands for the first listed one only.
     slot = {e.name: i for i, e in enumerate(entries) if e.name}
-    owner: list[str | None] = []
-    taken: dict[str, str] = {}
-    mentioned: set[str] = set()
-    for r in revs:
-        mentioned.update(noted[r])
-        mine = sorted((n for n in noted[r] if n in slot and n not in taken), key=slot.get)
-        owner.append(mine[0] if mine else None)
-        taken.update({n: r for n in mine[:1]})
+    owner = patch_owners([noted[r] for r in revs], listed)
+    taken = {o: r for o, r in zip(owner, revs) if o}
+    mentioned = {n for r in revs for n in noted[r]}
     bad = [d for d in drops if d not in listed]
     if bad:
         raise SeriesError(f"--drop {', '.join(bad)}: not in {series.label}")
