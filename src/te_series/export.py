@@ -414,7 +414,7 @@ def diffstat(diff: bytes) -> bytes | None:
         counts = git_run("apply", "--numstat", "-z", cwd=tmp, input=diff, text=False)
         rows = [r.split(b"\t", 2) for r in counts.stdout.split(b"\0")[:-1]]
         if counts.returncode or not rows or len(rows) != len(heads) or any(
-            r[0] == b"-" or re.search(rb"^(rename|copy) from ", h, re.M) for r, h in zip(rows, heads)
+            r[0] == b"-" or re.search(rb"^(rename|copy) from", h, re.M) for r, h in zip(rows, heads)
         ):  # fmt: skip
             return None
         trees = [b"", b""]  # fast-import lines of the commit before the diff, and after it
@@ -441,10 +441,8 @@ def diffstat(diff: bytes) -> bytes | None:
 def keep_hand_written(old: bytes, new: bytes) -> bytes:
     """`new`, format-patch's file of a commit, with what `old`, the file it was made from,
     holds that git am left out of the commit (notes below '---', extra mail headers): export
-    keeps it (it deleted it, v20 #1), byte for byte. Between '---' and the diff, only old's
-    own diffstat, as format-patch writes it for old's diff, is format-patch's; the rest there
-    is hand-written, wherever it stands (v21 #1: text after the diffstat, or a line of notes
-    that looked like a diffstat line, was dropped)."""
+    keeps it byte for byte (v20 #1): between '---' and the diff, all but old's own diffstat
+    (diffstat: what format-patch writes for old's diff; a pattern dropped notes, v21 #1)."""
     if not old.startswith(b"From "):  # not a mail git format-patch wrote
         return new
     _, extra, _, region, diff = split_patch(old)

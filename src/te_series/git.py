@@ -288,8 +288,7 @@ def cannot_write(tree: Path, root: Path) -> str:
 
 
 def pick_not_finished(repo: Path, rev: str) -> str:
-    """The stop (and status line) of a pick git died in, or refused: rebase --continue picks
-    it again."""
+    """The stop (and status line) of a pick git died in or refused: --continue picks it again."""
     names = ", ".join(note_names(repo, rev)) or "(a new commit)"
     if refused_pick(repo) == rev:
         return (

@@ -418,17 +418,16 @@ def abort(fork) -> int:
 
 def half_written(root: Path, onto: str) -> str:
     """What a rebase stopped in its last step (killed while it wrote patches/ and base.toml:
-    its temporary files, or a base.toml on `onto` not committed) left in patches/, and how to
-    put patches/ back as committed; "" where it wrote nothing (v20 #13), also where base.toml
-    was on `onto` as committed (a pull of a colleague's rebase: edits in patches/ are yours,
-    v21 #3)."""
+    its temporary files, or a base.toml on `onto` not committed: one committed so is a pull's,
+    v21 #3) left in patches/, and how to put patches/ back as committed; "" where it wrote
+    nothing (v20 #13)."""
     tmps = sorted(rel(t, root) for t in (root / "patches").rglob(".*.te-series-tmp"))
     diff = git_run("diff", "--name-only", "-z", "--relative", "HEAD", "--", "patches/series",
                    ":(glob)patches/*.patch", "patches/base.toml", cwd=root)  # what rebase writes
     files = [f for f in diff.stdout.split("\0") if f]
     toml = root / "patches/base.toml"
-    if not tmps and not ("patches/base.toml" in files and toml.is_file()
-                         and onto in toml.read_text()):  # fmt: skip
+    on = "patches/base.toml" in files and toml.is_file() and onto in toml.read_text()
+    if not tmps and not on:
         return ""
     undo = " && ".join(
         [f"git checkout HEAD -- {' '.join(map(shlex.quote, files))}"] * bool(files)

@@ -650,9 +650,8 @@ def off_the_series_branch(tree: Path, root: Path) -> str | None:
 
 def worktrees_of(tree: Path) -> dict[Path, str]:
     """The other worktrees of tree's repository (`git worktree add`, its main one where tree
-    is a linked one): path -> the branch checked out there ("" for none). The tool's own
-    scratch trees in tree's .git/te-series/ (a rebase killed in carry_prerequisites leaves
-    one) are none: they move with tree, and nothing of the user's is in them (v21 #2)."""
+    is a linked one): path -> the branch checked out there ("" for none); not the tool's own
+    in .git/te-series/ (a killed carry_prerequisites leaves one), which move with it (v21 #2)."""
     found, own = {}, (tree / ".git" / "te-series").resolve()
     for block in git_run("worktree", "list", "--porcelain", cwd=tree).stdout.split("\n\n"):
         said = dict(line.partition(" ")[::2] for line in block.splitlines())
