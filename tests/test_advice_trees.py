@@ -901,9 +901,8 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     ),
     "export-mine-below-the-series": (
         mine_below_the_series, EXPORT, "Mine (below the first series patch)",
-        [lambda c, out: c.do(advice(out, r"move it after that patch with (git -C fork rebase -i "
-                                         r"\w+), then export")[0],
-                             {"GIT_SEQUENCE_EDITOR": "sed -i '1{h;d};2G'"})], EXPORT,
+        [run(r"not upstream's: say so \((git -C fork notes --ref=te-series add -m new \w+)\), "
+             r"then export again")], EXPORT,
     ),
     # export.check_roundtrip
     **{

@@ -596,6 +596,40 @@ def test_status_names_a_listed_patch_without_a_commit_in_fork(three, project, ca
     assert "fork/: 2 of 2 patch(es) of patches/ applied (complete)" in said, said
 
 
+@pytest.mark.parametrize("how", ["squash", "unlist"])
+def test_status_is_not_complete_where_export_refuses_and_its_way_on_gets_past(
+    three, project, upstream, capsys, how
+):
+    """tool-review-v21 #8: patch 3's commit squashed into patch 2's, or patch 2's line taken
+    out of the series file (committed): status said "(complete)", export refused. Status
+    reads the commits as export does (a squash holds one patch) and names a patch fork/
+    holds that the series no longer lists; export --dry-run's advice gets past it."""
+    names, fork = three.names(), project / "fork"
+    if how == "squash":
+        env = {"GIT_SEQUENCE_EDITOR": "sed -i 2s/^pick/squash/", "GIT_EDITOR": "true"}
+        sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=fork, env=env)
+        line = f"fork/ has no commit for {names[2]}, which patches/series lists"
+    else:
+        three.series_file.write_text(three.series_file.read_text().replace(names[1] + "\n", ""))
+        save(project, "patch 2 out")
+        line = f"fork/ holds {names[1]}, which patches/series no longer lists"
+    capsys.readouterr()
+    rc, said = te("status", capsys=capsys)
+    assert rc == 0 and "(complete" not in said, said
+    assert f"  {line}: te-series export --dry-run says how to go on" in said, said
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2, out
+    if how == "squash":
+        (command,) = re.findall(r"say so: (te-series export --drop \S+)\. Otherwise", out)
+    else:
+        (command,) = re.findall(r"Either rebuild fork/ from the files as they are now \((te-series "
+                                r"apply --force --te-src PATH);", out)  # fmt: skip
+    assert te(*shlex.split(command.replace("PATH", str(upstream)))[1:])[0] == 0
+    rc, said = te("status", capsys=capsys)
+    assert "fork/: 2 of 2 patch(es) of patches/ applied (complete)" in said, said
+    assert te("export", "--dry-run")[0] == 0
+
+
 def test_status_of_a_series_file_naming_a_missing_patch_says_so(three, project, capsys):
     """A listed patch file deleted: status still describes fork/ (from its record) and says
     what is wrong with the series file, as export and check do, rather than stopping."""

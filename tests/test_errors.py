@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -14,7 +15,7 @@ from te_series import series
 from te_series.util import SeriesError
 from te_series.worktree import read_state
 from te_series.worktree import state_file
-from series_helpers import group_all, PLACEHOLDER, save, te, WHO
+from series_helpers import group_all, PLACEHOLDER, save, sh, te, WHO
 
 
 def test_series_missing_patch_is_refused_before_apply(three, project, upstream, capsys):
@@ -87,6 +88,24 @@ def test_a_byte_order_mark_in_series_and_base_toml_is_read_past(three, project, 
     save(project, "BOMs")
     assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
     assert len(three.names()) == 3
+
+
+def test_a_byte_order_mark_in_a_patch_file_is_named_and_its_advice_takes_it_off(
+    three, project, upstream, capsys
+):
+    """tool-review-v21 #7: a patch file an editor saved with a UTF-8 byte-order mark stopped
+    apply (and check) with git's "corrupt mailbox", and no way on. It is named, with the
+    command that takes it off; followed as written (and committed), apply goes through."""
+    name = three.names()[1]
+    path = three.dir / name
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    save(project, "an editor's BOM")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and f"{name} starts with a byte-order mark" in out, out
+    (fix,) = re.findall(r"Take it off \((sed .*)\), commit that", out)
+    sh("sh", "-c", fix, cwd=project)
+    save(project, "no BOM")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
 
 
 def test_series_line_must_name_a_patch_file(three, project, upstream, capsys):

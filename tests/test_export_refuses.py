@@ -632,6 +632,7 @@ def test_export_refuses_hand_rebase_onto_upstream(three, project, upstream, caps
     assert rc == 2
     assert "1 upstream commit(s)" in out and "Upstream news" in out
     assert "te-series rebase --onto" in out and "reset --hard" not in out
+    assert "they stay on origin/main)" in out, out  # checked (v21 #5)
     assert patch_bytes(three) == before
     # The advice (tool-review-v6 #7): it takes out the upstream commit and nothing else.
     undo = re.search(r"Take them out: (git -C fork rebase --onto \S+ \S+ series)", out).group(1)
@@ -639,6 +640,30 @@ def test_export_refuses_hand_rebase_onto_upstream(three, project, upstream, caps
     assert sh("git", "log", "--format=%s", f"{base}..HEAD", cwd=fork).count("\n") == 3
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0 and out.count("unchanged") == 3, out
+
+
+def test_a_new_first_patch_of_mine_is_named_so_and_its_advice_exports_it(three, project,
+                                                                          capsys):  # fmt: skip
+    """tool-review-v21 #5: a new commit of mine put below the first series patch was called
+    upstream's, and the advice took it out of series "(they stay on upstream's refs)": it was
+    on no ref, and export then went on without it; the other way offered moved it after the
+    first patch, so a new first patch could not be exported. Where the commits stay is
+    checked, and the way to say it is a new patch, followed as written, exports it first."""
+    fork, names = project / "fork", three.names()
+    base = read_state(fork).base
+    sh("git", "checkout", "-q", "--detach", base, cwd=fork)
+    mine = commit(fork, {"tests/prep.py": "P = 1\n"}, msg("Prepare"))
+    sh("git", "rebase", "-q", "--onto", mine, base, "series", cwd=fork)  # notes carried
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "Prepare (below the first series patch)" in out, out
+    assert "they are on no other branch or tag)" in out and "upstream's refs" not in out, out
+    (say,) = re.findall(r"not upstream's: say so \((git -C fork notes [^)]*)\), then export", out)
+    sh("git", *shlex.split(say)[3:], cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "add 0001-PyTorch-Prepare.patch (a new commit)" in out, out
+    assert three.names() == ["0001-PyTorch-Prepare.patch"] + [
+        "%04d%s" % (k + 2, n[4:]) for k, n in enumerate(names)]  # fmt: skip
+    assert sh("git", "log", "--format=%s", f"{base}..series", cwd=fork).count("\n") == 4
 
 
 def test_export_refuses_while_a_rebuild_waits(three, project, upstream, capsys):

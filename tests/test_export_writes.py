@@ -279,3 +279,60 @@ def test_text_git_am_leaves_out_of_the_commit_is_kept_by_export(three, project, 
     got = (three.dir / new).read_bytes()
     assert b" (v2)" in got and (new != name) == committed
     assert b"\n---\n" + NOTES in got and b"\nCc: Reviewer <r@example.org>\n" in got, got[:600]
+
+
+def test_notes_that_look_like_a_diffstat_and_text_after_it_are_kept(three, project, upstream,
+                                                                     capsys):  # fmt: skip
+    """tool-review-v21 #1: export took every indented line holding ' | ' for format-patch's
+    diffstat, and kept nothing of what stood after it: a no-op export deleted such notes, and
+    a changelog line between the diffstat and the diff. Only the file's own diffstat, as
+    format-patch writes it for its diff, is export's; the rest stays byte for byte, also when
+    the commit's diff (so its diffstat) changes."""
+    name = three.names()[1]
+    path = three.dir / name
+    above = b"Timings per step:\n  - mlp: 41.0 us | 38.5 us\n  - moe: 88.1 us | 80.2 us\n\n"
+    below = b"Changes since v14: reworded the second paragraph.\n\n"
+    text = path.read_bytes().replace(b"\n---\n", b"\n---\n" + above, 1)
+    text = text.replace(b"\ndiff --git ", b"\n" + below + b"diff --git ", 1)
+    path.write_bytes(text)
+    save(project, "0002: notes for reviewers")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"unchanged {name}" in out, out
+    assert path.read_bytes() == text
+    fork = project / "fork"  # the commit changes: its diffstat does, the notes stay
+    (fork / "tests/test_fuser.py").write_text("def test_x():\n    assert [1] == [1]\n\n\nY = 2\n")
+    sh("git", "commit", "-q", "-a", "--fixup=HEAD~1", cwd=fork)
+    sh("git", "rebase", "-q", "-i", "--autosquash", "HEAD~3", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": "true"})  # fmt: skip
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"change {name}" in out, out
+    got = path.read_bytes()
+    stat = b" tests/test_fuser.py                 | 5 ++++-\n"
+    assert b"\n---\n" + above + b" tests/test_fuser.py" in got and stat in got, got[:900]
+    assert b" insertions(+), 2 deletions(-)\n\n" + below + b"diff --git " in got, got[:900]
+    assert got.count(b"files changed") == 1, got[:900]
+
+
+def test_a_change_to_a_commit_whose_patch_got_notes_since_apply_is_exported(three, project,
+                                                                            upstream, capsys):  # fmt: skip
+    """tool-review-v21 #4: notes for reviewers added to a patch file (committed) after fork/
+    was made from it; then its commit changed in fork/. Export refused: the file "changed
+    since fork/ was made from it" and export "would undo that change", though it keeps notes;
+    the ways out were a rebuild (losing the change from the tree) or the same change in fork/
+    (impossible for notes). A change since apply in what export keeps is not undone: export
+    writes the commit's change with the notes."""
+    name = three.names()[1]
+    path = three.dir / name
+    notes = b"Reviewer notes: the route is a list now.\n\n"
+    path.write_bytes(path.read_bytes().replace(b"\n---\n", b"\n---\n" + notes, 1))
+    save(project, "0002: notes for reviewers")
+    fork = project / "fork"
+    (fork / "tests/test_fuser.py").write_text("def test_x():\n    assert [1] == [1]\n\n\nY = 2\n")
+    sh("git", "commit", "-q", "-a", "--fixup=HEAD~1", cwd=fork)
+    sh("git", "rebase", "-q", "-i", "--autosquash", "HEAD~3", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": "true"})  # fmt: skip
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"change {name}" in out, out
+    got = path.read_bytes()
+    assert b"\n---\n" + notes + b" tests/test_fuser.py " in got and b"+Y = 2\n" in got, got

@@ -717,3 +717,89 @@ def test_a_rebase_killed_while_it_wrote_patches_is_named_by_abort_and_its_advice
     assert sh("git", "status", "--porcelain", "--", "patches", cwd=project) == ""
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0 and out.count("unchanged") == 3, out
+
+
+@pytest.mark.parametrize("added", [False, True])
+def test_a_pick_refused_for_a_file_in_its_way_is_named_and_continue_gets_past(
+    three, project, upstream, capsys, added
+):
+    """tool-review-v21 #6: at a stop, a draft of a file the next patch creates (untracked).
+    git refused that pick and put it back on its todo; the stop said --continue would keep
+    such changes in a stash, and each --continue stopped again the same; status said "git
+    add the files", and then git committed the draft alone as that patch (its message and
+    author) and the patch's change as a new commit: one patch exported as two. The stop and
+    status name the refused pick; --continue, as they say, puts the draft in a stash (added
+    or not) and picks the patch whole."""
+    names, before, fork = three.names(), patch_bytes(three), project / "fork"
+    commit(upstream, CONFLICTING, "Upstream returns sets")
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    (fork / "transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
+    sh("git", "add", "-A", cwd=fork)
+    (fork / "tests/test_more.py").write_text("my draft\n")  # patch 3 creates it
+    capsys.readouterr()
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    said = f"git would not pick patch {names[2]} ('[PyTorch] Test more')"
+    assert rc == 2 and said in out and "Fix that first" not in out, out
+    (advice,) = re.findall(r"^git would not pick .*$", out, re.M)
+    assert te("status", capsys=capsys)[1].count(advice) == 1  # status says the same
+    if added:  # what status said before: git add the file
+        sh("git", "add", "tests/test_more.py", cwd=fork)
+    (then,) = re.findall(r"(te-series rebase --continue) puts them in a stash", advice)
+    rc, out = te(*shlex.split(then)[1:], capsys=capsys)
+    assert rc == 0 and "add " not in out and three.names() == names, out
+    assert {n: patch_bytes(three)[n] for n in names[2:]} == {n: before[n] for n in names[2:]}
+    base = read_state(fork).base
+    assert sh("git", "rev-list", "--count", f"{base}..series", cwd=fork).strip() == "3"
+    kept = sh("git", "stash", "show", "-p", "--include-untracked", cwd=fork)
+    assert "+my draft" in kept, kept  # never away
+
+
+def test_abort_after_a_pull_of_base_toml_leaves_uncommitted_notes_alone(three, project, upstream,
+                                                                         capsys):  # fmt: skip
+    """tool-review-v21 #3: base.toml as committed already on the rebase's commit (a pull of a
+    colleague's rebase; export's own advice then is to rebase there), notes of yours below a
+    patch's '---' not committed yet, the rebase stopped at a conflict: abort took the notes
+    for a half-written rebase and said to put patches/ back with git checkout HEAD --, which
+    deletes them. The rebase wrote nothing: abort says nothing of patches/, and the rebase,
+    done again and resolved, keeps the notes."""
+    fork, name = project / "fork", three.names()[1]
+    commit(fork, {"README": "mine\n"}, msg("Say hello"))  # not exported yet
+    new = move_upstream(project, upstream, {"README": "news\n"})
+    path = three.dir / name
+    notes = path.read_bytes().replace(b"\n---\n", b"\n---\nReviewer notes: v2.\n\n", 1)
+    path.write_bytes(notes)
+    rc, out = te("rebase", "--onto", new[:12], "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "conflicts in README" in out, out
+    rc, out = te("rebase", "--abort", capsys=capsys)
+    assert rc == 0 and "patches/" not in out and "checkout HEAD" not in out, out
+    assert path.read_bytes() == notes
+    assert te("rebase", "--onto", new[:12], "--te-src", str(upstream))[0] == 2
+    (fork / "README").write_text("news\nmine\n")
+    sh("git", "add", "README", cwd=fork)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0 and f"unchanged {name}" in out and path.read_bytes() == notes, out
+
+
+def test_a_scratch_tree_of_a_killed_rebase_does_not_stop_a_rebuild(three, project, upstream,
+                                                                    capsys, monkeypatch):  # fmt: skip
+    """tool-review-v21 #2: a rebase killed while it brought the prerequisites onto the new
+    commit (in a scratch worktree of fork/'s, .git/te-series/carry-*) left that worktree
+    registered; apply --force then refused fork/ for its linked worktree, and the removal it
+    advised failed (the scratch tree's files differ from its HEAD). The tool's own scratch
+    trees are no linked worktrees of the user's: the rebuild goes through."""
+    commit(upstream, {"README": "news\n"}, "Upstream news")
+    real = rebase.git_run
+
+    def git_run(*args, **kw):  # killed before the scratch tree is removed
+        if args[:2] == ("worktree", "remove"):
+            raise Killed
+        return real(*args, **kw)
+
+    monkeypatch.setattr(rebase, "git_run", git_run)
+    with pytest.raises(Killed):
+        te("rebase", "--onto", "main", "--te-src", str(upstream))
+    monkeypatch.setattr(rebase, "git_run", real)
+    listed = sh("git", "worktree", "list", cwd=project / "fork")
+    assert "/.git/te-series/carry-" in listed, listed
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0 and "linked worktree" not in out, out

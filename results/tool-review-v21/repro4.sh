@@ -6,13 +6,13 @@
 . "$(dirname "$0")/prelude.sh" r4 >/dev/null
 cd "$P"
 ts apply --te-src "$TE" >/dev/null 2>&1
-f=$(ls patches/0010*)
+f=$(ls patches/0011*)
 python3 - "$f" <<'PY'
 import sys
 p = sys.argv[1]; d = open(p, 'rb').read(); i = d.index(b"\n---\n") + 5
 open(p, 'wb').write(d[:i] + b"Reviewer notes: the example runs on CPU.\n\n" + d[i:])
 PY
-git commit -qam "patches: reviewer notes on 0010"
+git commit -qam "patches: reviewer notes on 0011"
 ( cd fork && echo "# more" >> docs/examples/op_fuser/moe_channels.py && git commit -q --amend --no-edit -a )
 ts export 2>&1 | grep -v unchanged
 # For comparison: the same export, had an export run between the notes commit and the

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/prelude.sh" r5 >/dev/null
 cd "$P"
 ts apply --te-src "$TE" >/dev/null 2>&1
-B=$(git -C fork rev-parse HEAD~10)       # top of the prerequisite, where the series starts
+B=$(git -C fork rev-parse HEAD~11)       # top of the prerequisite, where the series starts
 ( cd fork && git checkout -q --detach "$B"
   sed -i '1s/^/Preparatory line.\n/' README.rst
   git -c user.name=Tester -c user.email=tester@corp.io commit -qam "[Docs] Prepare the README for extra-tensor channels

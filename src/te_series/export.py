@@ -46,6 +46,7 @@ from .worktree import (
     file_id,
     not_a_work_tree,
     off_the_series_branch,
+    patch_owners,
     read_state,
     settle,
     State,
@@ -243,10 +244,14 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             said.append(f"{log1(tree, '%h %s', r)} ({where})")
         top = upstream[-1]
         if upstream == revs[: len(upstream)]:  # all below the series: take them out at once
+            refs = git("for-each-ref", "--contains", top, "--format=%(refname:short)",
+                       "refs/heads", "refs/remotes", "refs/tags", cwd=tree).split()  # fmt: skip
+            refs = [r for r in refs if r != SERIES_BRANCH and not r.endswith("/HEAD")]  # v21 #5
             undo = (
-                f"git -C {name} rebase --onto {base[:12]} {top[:12]} {SERIES_BRANCH} (it "
-                "drops exactly the commit(s) named, which stay on upstream's refs, and keeps "
-                "every other commit)"
+                f"git -C {name} rebase --onto {base[:12]} {top[:12]} {SERIES_BRANCH} (it takes "
+                f"exactly the commit(s) named out of {SERIES_BRANCH}, and keeps every other "
+                "commit; "
+                + (f"they stay on {refs[0]})" if refs else "they are on no other branch or tag)")
             )
         else:
             undo = (
@@ -257,10 +262,12 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             f"{name}/ has {len(upstream)} upstream commit(s) between the series' base "
             f"{base[:12]} and HEAD: {'; '.join(said)}. It was rebased by hand, and export "
             f"would write them as patches. Take them out: {undo}; then move the series with "
-            "te-series rebase --onto COMMIT. (A new patch of yours below the first series "
-            f"patch: move it after that patch with git -C {name} rebase -i {base[:12]}, then "
-            "export again.)"
-        )
+            "te-series rebase --onto COMMIT."
+            + (" A new patch of yours below the first series patch, not upstream's: say so ("
+               + " && ".join(f"git -C {name} notes --ref=te-series add -m new {r[:12]}"
+                             for r in upstream if r in below)
+               + "), then export again: it is written as a new patch." if below else "")
+        )  # fmt: skip
     return revs, noted
 
 
@@ -379,11 +386,8 @@ def check_roundtrip(tree: Path, root: Path, base: str, revs: list[str], files: l
         )
 
 
-# What git format-patch writes between a patch's '---' and its diff (the diffstat), and the
-# mail headers it writes: the rest there is hand-written text that git am does not carry.
-STAT = re.compile(
-    rb" .* \| | \d+ files? changed| (create|delete) mode | mode change | (rename|copy) "
-)
+# The mail headers git format-patch writes: the rest of a patch's header is hand-written text
+# that git am does not carry.
 HEADER = re.compile(rb"[!-9;-~]+:")
 MADE = re.compile(
     rb"From |(From|Date|Subject|MIME-Version|Content-Type|Content-Transfer-Encoding):"
@@ -392,29 +396,65 @@ MADE = re.compile(
 
 def split_patch(patch: bytes) -> tuple[bytes, list[bytes], bytes, bytes, bytes]:
     """A patch file's mail headers, those of them format-patch does not write, its message
-    up to '---', the text from there to the diffstat or diff, and the rest."""
+    up to '---', the text from there to the diff (the diffstat, and notes), and the diff."""
     head, _, rest = patch.partition(b"\n\n")
     extra = [h for h in re.split(rb"\n(?=\S)", head) if HEADER.match(h) and not MADE.match(h)]
     message, cut, rest = rest.partition(b"\n---\n")
-    lines = rest.splitlines(keepends=True)
-    n = next((i for i, line in enumerate(lines) if STAT.match(line) or
-              line.startswith(b"diff --git ")), len(lines))  # fmt: skip
-    return head, extra, message + cut, b"".join(lines[:n]), b"".join(lines[n:])
+    at = m.start() if (m := re.search(rb"^diff --git ", rest, re.M)) else len(rest)
+    return head, extra, message + cut, rest[:at], rest[at:]
+
+
+def diffstat(diff: bytes) -> bytes | None:
+    """What format-patch writes between '---' and a diff (its --stat and --summary, and the
+    blank line after them), exactly: format-patch's own, of a commit made in a scratch
+    repository with the diff's files, modes and line counts, which are all a diffstat shows.
+    None for a diff no such commit stands for (binary, a rename)."""
+    heads = [p.split(b"\n@@ ")[0] for p in re.split(rb"^diff --git ", diff, flags=re.M)[1:]]
+    with tempfile.TemporaryDirectory(prefix="te-series-stat-") as tmp:
+        counts = git_run("apply", "--numstat", "-z", cwd=tmp, input=diff, text=False)
+        rows = [r.split(b"\t", 2) for r in counts.stdout.split(b"\0")[:-1]]
+        if counts.returncode or not rows or len(rows) != len(heads) or any(
+            r[0] == b"-" or re.search(rb"^(rename|copy) from", h, re.M) for r, h in zip(rows, heads)
+        ):  # fmt: skip
+            return None
+        trees = [b"", b""]  # fast-import lines of the commit before the diff, and after it
+        for (add, rem, path), head in zip(rows, heads):
+            modes = dict(re.findall(rb"^(new file|deleted file|old|new) mode (\d+)$", head, re.M))
+            same = m[1] if (m := re.search(rb"^index \S+ (\d+)$", head, re.M)) else None
+            was = modes.get(b"old", modes.get(b"deleted file", same))  # None: a new file
+            now = modes.get(b"new", modes.get(b"new file", same))  # None: a deleted file
+            name = b'"%s"' % re.sub(rb'(["\\\\])', rb"\\\1", path).replace(b"\n", b"\\n")
+            for k, (mode, sign, n) in enumerate(((was, b"-", rem), (now, b"+", add))):
+                data = b"".join(b"%s%d\n" % (sign, i) for i in range(int(n)))
+                trees[k] += (b"M %s inline %s\ndata %d\n%s\n" % (mode, name, len(data), data)
+                             if mode else b"D %s\n" % name * k)  # fmt: skip
+        commit = b"commit refs/heads/%s\ncommitter t <t> 0 +0000\ndata 5\nx\n\ny\n"
+        stream = commit % b"a" + trees[0] + commit % b"b" + b"from refs/heads/a\n" + trees[1]
+        repo = Path(tmp) / "repo"
+        git("init", "-q", str(repo), cwd=tmp)
+        if git_run("fast-import", "--quiet", cwd=repo, input=stream).returncode:
+            return None
+        (made,) = format_patch(repo, "a..b", Path(tmp) / "out")
+        return split_patch(made.read_bytes())[3]
 
 
 def keep_hand_written(old: bytes, new: bytes) -> bytes:
     """`new`, format-patch's file of a commit, with what `old`, the file it was made from,
     holds that git am left out of the commit (notes below '---', extra mail headers): export
-    keeps it (it deleted it, v20 #1)."""
+    keeps it byte for byte (v20 #1): between '---' and the diff, all but old's own diffstat
+    (diffstat: what format-patch writes for old's diff; a pattern dropped notes, v21 #1)."""
     if not old.startswith(b"From "):  # not a mail git format-patch wrote
         return new
-    _, extra, _, notes, _ = split_patch(old)
+    _, extra, _, region, diff = split_patch(old)
     head, had, message, made, rest = split_patch(new)
     extra = [h for h in extra if h not in had]
-    if not extra and not notes.strip():
-        return new
-    return (head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message
-            + (notes if notes.strip() else made) + rest)  # fmt: skip
+    if region != made:
+        stat = made if diff == rest else diffstat(diff)
+        at = (b"\n" + region).rfind(b"\n" + stat[:-1]) if stat and stat[:-1] else -1
+        made = (
+            region[:at] + made[:-1] + region[at + len(stat) - 1 :] if at >= 0 else region + made
+        )  # no diffstat of old's there: all of its text there is yours
+    return head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message + made + rest
 
 
 def refuse_conflict_markers(tree: Path, root: Path, data: dict[str, bytes]) -> None:
@@ -534,17 +574,10 @@ def plan(
     revs, noted = own_commits(tree, root, state)
     entries = series.entries()
     listed = series.names()
-    # Which listed patch each commit stands for, from the notes apply and export wrote.
-    # A squashed commit carries several names; it stands for the first listed one only.
     slot = {e.name: i for i, e in enumerate(entries) if e.name}
-    owner: list[str | None] = []
-    taken: dict[str, str] = {}
-    mentioned: set[str] = set()
-    for r in revs:
-        mentioned.update(noted[r])
-        mine = sorted((n for n in noted[r] if n in slot and n not in taken), key=slot.get)
-        owner.append(mine[0] if mine else None)
-        taken.update({n: r for n in mine[:1]})
+    owner = patch_owners([noted[r] for r in revs], listed)
+    taken = {o: r for o, r in zip(owner, revs) if o}
+    mentioned = {n for r in revs for n in noted[r]}
     bad = [d for d in drops if d not in listed]
     if bad:
         raise SeriesError(f"--drop {', '.join(bad)}: not in {series.label}")
@@ -764,7 +797,8 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
         if now and n not in record and n not in p.state.patches and n not in p.series.names():
             unlisted.append(rel(path, root))
         elif changed_since_made(p.state, path) and now != (blob_id(new) if new is not None else ""):
-            stale.append(rel(path, root))
+            if not ((new is not None or n in p.owner) and notes_only(root, path, record.get(n))):
+                stale.append(rel(path, root))  # what export keeps is not undone (v21 #4)
     said = []
     if unlisted:
         said.append(
@@ -773,6 +807,18 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
             "commit that, and export again."
         )
     return said + [changed_since(name, stale, verbs)] if stale else said
+
+
+def notes_only(root: Path, path: Path, was: str | None) -> bool:
+    """Whether a patch file differs from blob `was` of this checkout only in what export keeps
+    of it (keep_hand_written): text between '---' and the diff, extra mail headers."""
+
+    def kept(patch: bytes) -> tuple:  # the file without them
+        head, extra, message, _, diff = split_patch(patch)
+        return [h for h in re.split(rb"\n(?=\S)", head) if h not in extra], message, diff
+
+    old = git_run("cat-file", "blob", was or "", cwd=root, text=False)
+    return old.returncode == 0 and kept(old.stdout) == kept(path.read_bytes())
 
 
 def changed_since(name: str, stale: list[str], verbs: dict) -> str:

@@ -237,20 +237,35 @@ def rebase_file(repo: Path, name: str) -> str:
     return at.read_text("utf-8", "replace") if at.is_file() else ""
 
 
+def picked(repo: Path, name: str, last: bool = True) -> str:
+    """The commit of the last (or first) line of rebase-merge/`name` when it is a pick."""
+    lines = rebase_file(repo, name).splitlines() or [""]
+    op, _, rest = lines[-1 if last else 0].partition(" ")
+    return object_id(repo, f"{rest.partition(' ')[0]}^{{commit}}") if op in ("pick", "p") else ""
+
+
+def refused_pick(repo: Path) -> str:
+    """A pick git refused before it wrote anything (a file of yours where the patch writes,
+    v21 #6) and put back as the next to do; "" if none. Its stop stays (git before 2.42):
+    a continue would commit what is staged as that patch, or take it for resolved to nothing."""
+    rev = picked(repo, "done")
+    return rev if rev and picked(repo, "git-rebase-todo", last=False) == rev else ""
+
+
 def unfinished_pick(repo: Path, take: bool = False) -> str:
     """The commit a git rebase died picking (a full disk, a killed git): done's last pick,
-    neither committed (rewritten-list) nor a stop (REBASE_HEAD, message); or, where it died
-    checking out its new base, before any pick, that base (its onto, which HEAD is not on:
-    v19 F4). "" if none, or if HEAD is it picked by hand (with take, noted as its patch)."""
+    neither committed (rewritten-list) nor a stop (REBASE_HEAD, message); one it refused
+    (refused_pick); or, where it died checking out its new base, before any pick, that base
+    (its onto, which HEAD is not on: v19 F4). "" if none, or if HEAD is it picked by hand
+    (with take, noted as its patch)."""
     at, key = git_path(repo, "rebase-merge"), "%an <%ae> %ad%n%B"
     read = partial(rebase_file, repo)
     if not read("done").strip():
         onto = read("onto").strip()
         return onto if onto and object_id(repo, "HEAD") != onto else ""
-    op, _, rest = read("done").splitlines()[-1].partition(" ")
-    rev = object_id(repo, f"{rest.partition(' ')[0]}^{{commit}}") if op in ("pick", "p") else ""
+    rev = picked(repo, "done")
     stopped = (at / "message").exists() or object_id(repo, "REBASE_HEAD")
-    if not rev or stopped or rev in read("rewritten-list"):
+    if not rev or (stopped or rev in read("rewritten-list")) and not refused_pick(repo):
         return ""
     names = note_names(repo, rev)
     if not note_names(repo, "HEAD") and log1(repo, key) == log1(repo, key, rev):
@@ -273,8 +288,15 @@ def cannot_write(tree: Path, root: Path) -> str:
 
 
 def pick_not_finished(repo: Path, rev: str) -> str:
-    """The stop (and status line) of a pick git died in: rebase --continue picks it again."""
+    """The stop (and status line) of a pick git died in or refused: --continue picks it again."""
     names = ", ".join(note_names(repo, rev)) or "(a new commit)"
+    if refused_pick(repo) == rev:
+        return (
+            f"git would not pick patch {names} ({log1(repo, '%s', rev)!r}): fork/ has files of "
+            "yours where it writes (untracked, or changed: git -C fork status shows them), not "
+            "the patch's doing. te-series rebase --continue puts them in a stash (git -C fork "
+            "stash list), never away, and picks the patch. Or give up: te-series rebase --abort."
+        )
     step, again = (
         (f"checking out {rev[:12]}, the commit the series moves onto: it died before the first "
          "patch, with fork/ still on the series", "checks it out again and picks the patches")
@@ -485,6 +507,12 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
     mailsplit cuts into several mails is refused (SplitMail), naming the line that starts
     the second one.
     """
+    if data.startswith(b"\xef\xbb\xbf"):  # v21 #7: mailsplit said "corrupt mailbox"
+        raise SeriesError(
+            f"{label} starts with a byte-order mark (an editor wrote it), which git am cannot "
+            f"read. Take it off (sed -i '1s/^\\xEF\\xBB\\xBF//' {shlex.quote(str(where / label))}"
+            "), commit that, and run the command again."
+        )
     with tempfile.TemporaryDirectory(prefix="te-series-mailinfo-") as tmp:
         mbox, mails = Path(tmp) / "mbox", Path(tmp) / "mails"
         mbox.write_bytes(data)

@@ -39,6 +39,7 @@ from .git import (
     pick_not_finished,
     rebase_file,
     rebase_stop,
+    refused_pick,
     set_note,
     unfinished_pick,
 )
@@ -215,12 +216,17 @@ def pick_again(fork: Path) -> None:
     revs = ["HEAD", rev] if onto else ["--no-commit-id", "-r", rev]
     files = git("diff" if onto else "diff-tree", "--name-only", "--no-renames", "-z", *revs,
                 cwd=fork).split("\0")  # fmt: skip
+    refused = refused_pick(fork) == rev  # and what is staged: git's continue commits it
+    files += git("diff", "--cached", "--name-only", "-z", cwd=fork).split("\0") if refused else []
     put_aside(fork, [f for f in files if f], ", ".join(note_names(fork, rev)) or rev[:12], "fork")
     if onto:  # the rebase's first step, as git does it; the picks are all still to do
         git("checkout", "-q", "--detach", rev, cwd=fork)
         return
     todo = git_path(fork, "rebase-merge") / "git-rebase-todo"
-    write_atomic(todo, f"pick {rev}\n".encode() + todo.read_bytes())
+    if refused:  # git put it back on the todo; its stop goes (refused_pick)
+        (git_path(fork, "rebase-merge") / "stopped-sha").unlink(missing_ok=True)
+    else:
+        write_atomic(todo, f"pick {rev}\n".encode() + todo.read_bytes())
 
 
 def refuse_lost_commits(fork, state, kept: dict[str, str], dropped: list[str]) -> None:
@@ -412,16 +418,16 @@ def abort(fork) -> int:
 
 def half_written(root: Path, onto: str) -> str:
     """What a rebase stopped in its last step (killed while it wrote patches/ and base.toml:
-    its temporary files, or a base.toml on `onto`) left in patches/, and how to put patches/
-    back as committed; "" where it wrote nothing (v20 #13)."""
+    its temporary files, or a base.toml on `onto` not committed: one committed so is a pull's,
+    v21 #3) left in patches/, and how to put patches/ back as committed; "" where it wrote
+    nothing (v20 #13)."""
     tmps = sorted(rel(t, root) for t in (root / "patches").rglob(".*.te-series-tmp"))
-    on = (root / "patches/base.toml").is_file() and onto in (root / "patches/base.toml").read_text()
-    if not tmps and not on:
-        return ""
     diff = git_run("diff", "--name-only", "-z", "--relative", "HEAD", "--", "patches/series",
                    ":(glob)patches/*.patch", "patches/base.toml", cwd=root)  # what rebase writes
     files = [f for f in diff.stdout.split("\0") if f]
-    if not files and not tmps:  # committed since: nothing is half-written now
+    toml = root / "patches/base.toml"
+    on = "patches/base.toml" in files and toml.is_file() and onto in toml.read_text()
+    if not tmps and not on:
         return ""
     undo = " && ".join(
         [f"git checkout HEAD -- {' '.join(map(shlex.quote, files))}"] * bool(files)

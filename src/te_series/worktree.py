@@ -29,6 +29,7 @@ from .util import (
 from .git import (
     blob_id,
     cannot_write,
+    commits,
     conflicted,
     git,
     git_path,
@@ -38,6 +39,7 @@ from .git import (
     is_ancestor,
     log1,
     names_in,
+    note_names,
     object_id,
     pick_not_finished,
     set_note,
@@ -453,7 +455,7 @@ def describe_tree(tree: Path, root: Path) -> str:
     # base count.
     done = [n for n in state.patches[: state.applied] if n not in state.skipped]
     busy = in_progress(tree)
-    listed, lost, missing, changed, broken = state.patches, [], [], [], None
+    listed, lost, missing, changed, broken, unlisted = state.patches, [], [], [], None, []
     series = series_of(state, root)
     if state.complete and not state.rebase_onto and not busy and is_ancestor(tree, state.base,
                                                                               "HEAD"):  # fmt: skip
@@ -464,9 +466,11 @@ def describe_tree(tree: Path, root: Path) -> str:
         except SeriesError as e:
             broken = str(e)
         else:
-            held = names_in(tree, f"{state.base}..HEAD")
+            noted = [note_names(tree, r) for r in commits(tree, f"{state.base}..HEAD")]
+            held = patch_owners(noted, listed)  # as export reads them: a squash holds one
             done = [n for n in listed if n in held]
             missing = [n for n in listed if n not in held and n not in state.skipped]
+            unlisted = [n for ns in noted for n in ns if n in state.patches and n not in listed]
             if state.recorded is not None:  # none: export asks for a rebuild
                 changed = [n for n in done if changed_since_made(state, series.dir / n)]
     if state.rebase_onto and not busy and is_ancestor(tree, state.rebase_onto, "HEAD"):
@@ -478,7 +482,7 @@ def describe_tree(tree: Path, root: Path) -> str:
         head += f", {len(state.skipped)} skipped"
     if lost:
         head += f", {len(lost)} dropped by the rebase ({', '.join(lost)})"
-    if state.complete and not lost and not missing:
+    if state.complete and not lost and not missing and not unlisted:
         head += " (complete"
         if state.skipped:
             head += f"; skipped {', '.join(state.skipped)}: export needs --drop for each"
@@ -488,11 +492,13 @@ def describe_tree(tree: Path, root: Path) -> str:
     lines = [head]
     if broken:
         lines.append(f"  {broken}")
-    if missing:
+    if missing or unlisted:
         lines.append(
             f"  {name} has no commit for {', '.join(missing)}, which {state.patches_dir}/series "
             "lists: te-series export --dry-run says how to go on"
-        )
+            if missing else f"  {name} holds {', '.join(unlisted)}, which {state.patches_dir}/"
+            "series no longer lists: te-series export --dry-run says how to go on"
+        )  # fmt: skip
     if changed:
         lines.append(
             f"  {', '.join(f'{state.patches_dir}/{n}' for n in changed)} changed since {name} was "
@@ -644,12 +650,14 @@ def off_the_series_branch(tree: Path, root: Path) -> str | None:
 
 def worktrees_of(tree: Path) -> dict[Path, str]:
     """The other worktrees of tree's repository (`git worktree add`, its main one where tree
-    is a linked one): path -> the branch checked out there ("" for none)."""
-    found = {}
+    is a linked one): path -> the branch checked out there ("" for none); not the tool's own
+    in .git/te-series/ (a killed carry_prerequisites leaves one), which move with it (v21 #2)."""
+    found, own = {}, (tree / ".git" / "te-series").resolve()
     for block in git_run("worktree", "list", "--porcelain", cwd=tree).stdout.split("\n\n"):
         said = dict(line.partition(" ")[::2] for line in block.splitlines())
         path = Path(said.get("worktree", tree))
-        if path.resolve() != tree.resolve() and "prunable" not in said:
+        scratch = path.resolve().is_relative_to(own)
+        if path.resolve() != tree.resolve() and not scratch and "prunable" not in said:
             found[path] = said.get("branch", "").removeprefix("refs/heads/")
     return found
 
@@ -796,6 +804,17 @@ def record_file(state: State, path: Path) -> None:
     if state.recorded is None:
         state.recorded = {}
     state.recorded[path.name] = file_id(path)
+
+
+def patch_owners(noted: list[list[str]], listed: list[str]) -> list[str | None]:
+    """Which listed patch each commit stands for, from the patch-name notes apply and export
+    wrote (each commit's, in order): a squashed commit carries several names and stands for
+    the first listed one only. Export's reading, and status' (v21 #8)."""
+    owner: list[str | None] = []
+    for names in noted:
+        mine = sorted((n for n in names if n in listed and n not in owner), key=listed.index)
+        owner.append(mine[0] if mine else None)
+    return owner
 
 
 def changed_since_made(state: State, path: Path) -> bool:
