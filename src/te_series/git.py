@@ -75,6 +75,11 @@ PINNED = {
     "rebase.autoStash": "false",
     "rebase.autoSquash": "false",
     "rerere.enabled": "false",
+    # what git am writes into a commit: a Message-Id header copied into the message on each
+    # apply (am.messageid, v22 R1), cut messages, stripped CRs
+    "am.messageid": "false",
+    "am.keepcr": "true",
+    "mailinfo.scissors": "false",
 }
 
 
