@@ -359,3 +359,27 @@ def test_a_change_to_a_commit_whose_patch_got_notes_since_apply_is_exported(thre
     assert rc == 0 and f"change {name}" in out, out
     got = path.read_bytes()
     assert b"\n---\n" + notes + b" tests/test_fuser.py " in got and b"+Y = 2\n" in got, got
+
+
+def test_a_shift_of_two_patches_whose_names_differ_only_in_number_is_written(project, upstream,
+                                                                              capsys):  # fmt: skip
+    """tool-review-v22 R4: two patches whose subjects share their first ~50 characters have
+    the same name but for the number. A commit inserted before them shifts both (0002 to
+    0003, 0003 to 0004); export refused that as "notes do not match; rebuild", and the
+    rebuild changed nothing. It is a plain renumbering, and export writes it."""
+    same = "[PyTorch] Support backward with retain_graph=True in fusible ops"
+    series = make_series(project, upstream, [
+        ({"transformer_engine/pytorch/a.py": "A = 1\n"}, msg("Add a")),
+        ({"transformer_engine/pytorch/b.py": "B = 1\n"}, msg(same + ", part 1")),
+        ({"transformer_engine/pytorch/c.py": "C = 1\n"}, msg(same)),
+    ])  # fmt: skip
+    old = series.names()
+    assert old[1][5:] == old[2][5:]
+    fork = project / "fork"
+    add = 'exec echo "D = 1" > d.py && git add d.py && git commit -q -m "[PyTorch] Add d"'
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": f"sed -i '1a {add}'"})  # fmt: skip
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert series.names()[2:] == ["0003" + old[1][4:], "0004" + old[2][4:]]
+    assert (project / "patches" / series.names()[3]).read_text().count("C = 1") == 1

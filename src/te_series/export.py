@@ -646,9 +646,10 @@ def plan(
             f"--autosquash {state.base[:12]}, then export again."
         )
     names = list(data)
-    # A rename must not land on another listed patch's file: that file would be overwritten
-    # and the renamed one deleted, though --drop named neither.
-    clash = [(o, n) for o, n in zip(owner, names) if o is not None and o != n and n in slot]
+    # A rename must not land on the file of a listed patch no commit stands for (a dropped
+    # one's): it would be overwritten. One whose commit is renamed too is free (v22 R4).
+    clash = [(o, n) for o, n in zip(owner, names) if o not in (None, n) and n in slot
+             and n not in owner]  # fmt: skip
     if clash:
         raise SeriesError(
             "export would write "
