@@ -72,7 +72,7 @@ PROJECT_FILES = {
     ),
     "base.toml not TOML": (
         lambda p, names: (p / BASE).write_text("[upstream\n"),
-        f"restore it (git checkout -- {BASE})",
+        f"Fix it, or {CHECKOUT_BASE}",
         restore(BASE),
     ),
     "base.toml lacks a key": (
