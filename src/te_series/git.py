@@ -553,6 +553,7 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
                 headers[key] = value
         who = {"GIT_AUTHOR_NAME": headers.get("Author", ""), "GIT_AUTHOR_EMAIL":
                headers.get("Email", ""), "GIT_AUTHOR_DATE": headers.get("Date") or "@0 +0000"}  # fmt: skip
+        who = {k: os.fsdecode(v.encode()) for k, v in who.items()}  # UTF-8 in any locale
         ident = git_run("var", "GIT_AUTHOR_IDENT", cwd=tmp, env=who)  # am's author (v22 R3)
         if ident.returncode != 0:
             raise SeriesError(
