@@ -72,7 +72,7 @@ PROJECT_FILES = {
     ),
     "base.toml not TOML": (
         lambda p, names: (p / BASE).write_text("[upstream\n"),
-        f"restore it (git checkout -- {BASE})",
+        f"Fix it, or {CHECKOUT_BASE}",
         restore(BASE),
     ),
     "base.toml lacks a key": (
@@ -856,6 +856,27 @@ def test_bench_instructions_are_told_to_take_the_cpu(project, capsys, monkeypatc
     assert rc == 2 and "use it with --device cpu" in out, out
     rc, out = te(*args, "--device", "cpu", capsys=capsys)
     assert rc == 0, out
+
+
+@pytest.mark.parametrize("python", ["/bin/true", "/bin/echo"])
+def test_bench_with_a_python_that_prints_no_result_says_so(project, capsys, python):
+    """tool-review-v22 R8: a python whose benchmark output does not end in a JSON line was an
+    internal error (IndexError, JSONDecodeError)."""
+    rc, out = te("bench", "--baseline-python", python, "--patched-python", python, "--device",
+                 "cpu", capsys=capsys)  # fmt: skip
+    assert rc == 2 and f"the benchmark with {python} printed no result" in out, out
+    assert "internal error" not in out and "--baseline-python" in out, out
+
+
+def test_a_closed_stdout_is_no_internal_error(three, project):
+    """tool-review-v22 R8: `te-series status >&-` (and export, after writing patches/) ended
+    in an internal error (AttributeError), rc 3."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT_DIR / "src"), "TE_SERIES_ROOT": str(project)}
+    for verb in ("status", "export"):
+        proc = subprocess.run(["sh", "-c", f'"$0" -m te_series {verb} >&-', sys.executable],
+                              cwd=project, env=env, stderr=subprocess.PIPE, text=True,
+                              check=False)  # fmt: skip
+        assert proc.returncode == 0 and "internal error" not in proc.stderr, proc.stderr
 
 
 def test_test_without_a_build_can_run_the_tools_own_tests(three, project, capsys, monkeypatch):

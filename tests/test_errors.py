@@ -108,6 +108,30 @@ def test_a_byte_order_mark_in_a_patch_file_is_named_and_its_advice_takes_it_off(
     assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
 
 
+@pytest.mark.parametrize("header", [b"From: ", b"Date: "])
+def test_a_mail_header_git_am_cannot_take_an_author_from_is_named(three, project, upstream,
+                                                                   capsys, header):  # fmt: skip
+    """tool-review-v22 R3: a patch file without a From: line (hand-made), or with `Date:
+    someday`: git am failed at its commit, apply called that "not the patch" and its
+    --continue ran the same am forever. The header is named; followed as written (and
+    committed), apply goes through."""
+    name = three.names()[1]
+    path = three.dir / name
+    lines = path.read_bytes().split(b"\n")
+    at = next(i for i, l in enumerate(lines) if l.startswith(header))
+    lines[at : at + 1] = [b"Date: someday"] if header == b"Date: " else []
+    path.write_bytes(b"\n".join(lines))
+    save(project, "a hand-made header")
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and f"git am cannot take {name}'s author from its mail header" in out, out
+    assert "Traceback" not in out
+    who, when = re.search(r"as git does \((From: .*?>), (Date: .*?)\) in", out).groups()
+    lines[at : at + (header == b"Date: ")] = [(when if header == b"Date: " else who).encode()]
+    path.write_bytes(b"\n".join(lines))
+    save(project, "its header fixed")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+
+
 def test_series_line_must_name_a_patch_file(three, project, upstream, capsys):
     shutil.rmtree(project / "fork")
     three.series_file.write_text(three.series_file.read_text() + "base.toml\n")

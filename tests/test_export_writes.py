@@ -314,6 +314,29 @@ def test_notes_that_look_like_a_diffstat_and_text_after_it_are_kept(three, proje
     assert got.count(b"files changed") == 1, got[:900]
 
 
+def test_text_after_a_patchs_diff_is_kept_by_export(three, project, upstream, capsys):
+    """tool-review-v22 R5: a `-- ` signature block or a note after the last hunk, which git
+    am leaves out of the commit, was deleted by an export that changed nothing in fork/. It
+    is kept, also when the commit is reworded."""
+    name = three.names()[1]
+    path = three.dir / name
+    note = b"\n-- \nReviewed-on: https://example.invalid/r/123 (mine)\n"
+    text = path.read_bytes() + note[1:]
+    path.write_bytes(text)
+    save(project, "0002: a note after the diff")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"unchanged {name}" in out, out
+    assert path.read_bytes() == text
+    fork = project / "fork"
+    sh("git", "-c", "sequence.editor=sed -i 1s/^pick/reword/", "-c",
+       "core.editor=sed -i '3s/$/ (v2)/'", "rebase", "-q", "-i", "HEAD~2", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"change {name}" in out, out
+    got = path.read_bytes()
+    assert b" (v2)" in got and got.endswith(note), got[-300:]
+
+
 def test_a_change_to_a_commit_whose_patch_got_notes_since_apply_is_exported(three, project,
                                                                             upstream, capsys):  # fmt: skip
     """tool-review-v21 #4: notes for reviewers added to a patch file (committed) after fork/
@@ -336,3 +359,27 @@ def test_a_change_to_a_commit_whose_patch_got_notes_since_apply_is_exported(thre
     assert rc == 0 and f"change {name}" in out, out
     got = path.read_bytes()
     assert b"\n---\n" + notes + b" tests/test_fuser.py " in got and b"+Y = 2\n" in got, got
+
+
+def test_a_shift_of_two_patches_whose_names_differ_only_in_number_is_written(project, upstream,
+                                                                              capsys):  # fmt: skip
+    """tool-review-v22 R4: two patches whose subjects share their first ~50 characters have
+    the same name but for the number. A commit inserted before them shifts both (0002 to
+    0003, 0003 to 0004); export refused that as "notes do not match; rebuild", and the
+    rebuild changed nothing. It is a plain renumbering, and export writes it."""
+    same = "[PyTorch] Support backward with retain_graph=True in fusible ops"
+    series = make_series(project, upstream, [
+        ({"transformer_engine/pytorch/a.py": "A = 1\n"}, msg("Add a")),
+        ({"transformer_engine/pytorch/b.py": "B = 1\n"}, msg(same + ", part 1")),
+        ({"transformer_engine/pytorch/c.py": "C = 1\n"}, msg(same)),
+    ])  # fmt: skip
+    old = series.names()
+    assert old[1][5:] == old[2][5:]
+    fork = project / "fork"
+    add = 'exec echo "D = 1" > d.py && git add d.py && git commit -q -m "[PyTorch] Add d"'
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": f"sed -i '1a {add}'"})  # fmt: skip
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert series.names()[2:] == ["0003" + old[1][4:], "0004" + old[2][4:]]
+    assert (project / "patches" / series.names()[3]).read_text().count("C = 1") == 1

@@ -57,6 +57,7 @@ HOSTILE_CONFIG = [
     ("am", "keepcr", "false"),
     ("am", "threeWay", "false"),
     ("mailinfo", "scissors", "true"),
+    ("am", "messageid", "true"),  # v22 R1: one more Message-Id line in a message per round
 ]
 # What the tool's own rebase must not follow: the patch names ride on notes.
 HOSTILE_REBASE_CONFIG = [
@@ -79,6 +80,8 @@ def tricky(three, project, upstream):
     fork = project / "fork"
     commit(fork, TRICKY, msg("Add notes", "Keep\ttabs  and\r\nCRs."))
     assert te("export")[0] == 0
+    mailed = three.dir / sorted(patch_bytes(three))[0]  # a patch as it came by mail
+    mailed.write_bytes(mailed.read_bytes().replace(b"\n\n", b"\nMessage-Id: <1@x.org>\n\n", 1))
     save(project)
     assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
     return patch_bytes(three), trees(fork)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+import re
+
 import pytest
 
 from series_helpers import make_wheel, save, sh, te
@@ -100,5 +102,28 @@ def test_a_revisions_broken_series_is_named_at_that_revision(three, project, ups
     rc, out = te("range-diff", "HEAD~1", *args, capsys=capsys)
     assert rc == 2 and "which does not exist in patches/ at HEAD~1;" in out, out
     assert "restore the file" not in out and "name another" in out, out
+    rc, out = te("range-diff", "HEAD~2", *args, capsys=capsys)
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize("base,bad", [("git", "missing"), ("pypi", "missing"),
+                                      ("pypi", "release")])  # git's reads no release
+def test_a_revisions_broken_base_toml_is_named_at_that_revision(three, project, upstream,
+                                                                tmp_path, capsys, base, bad):  # fmt: skip
+    """tool-review-v22 R9: REV's base.toml missing, or with a bad [pypi] release: the error
+    said to restore the working tree's file (git checkout -- patches/base.toml), which
+    changes nothing. It names REV; naming another revision, as it says, gets past it."""
+    make_wheel(upstream, tmp_path / "cache" / "dist")
+    if bad == "missing":
+        sh("git", "rm", "-q", "patches/base.toml", cwd=project)
+    else:
+        text = three.base_file.read_text()
+        three.base_file.write_text(re.sub(r'(?m)^release = "(.*)"$', r'release = "\1 "', text))
+    save(project, "a bad base.toml")
+    sh("git", "revert", "--no-edit", "HEAD", cwd=project)
+    args = ["--te-src", str(upstream)] if base == "git" else []
+    rc, out = te("range-diff", "HEAD~1", *args, capsys=capsys)
+    assert rc == 2 and "patches/base.toml at HEAD~1" in out and "Traceback" not in out, out
+    assert "git checkout" not in out and "name another revision" in out, out
     rc, out = te("range-diff", "HEAD~2", *args, capsys=capsys)
     assert rc == 0, out

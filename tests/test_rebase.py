@@ -352,6 +352,22 @@ def test_a_rebase_that_stops_without_a_conflict_says_so(three, project, upstream
     assert three.names() == names
 
 
+def test_a_rebase_git_could_not_begin_is_begun_by_continue(three, project, upstream, capsys):
+    """tool-review-v22 R6: a stale index.lock at `rebase --onto`: git rebase failed at once,
+    the stop said "rm it, then rebase --continue", and --continue said "the rebase was
+    aborted", never rebasing. The advice, followed as written, rebases."""
+    before = patch_bytes(three)
+    new = commit(upstream, {"README": "upstream news\n"}, "Upstream news")
+    lock = project / "fork" / ".git" / "index.lock"
+    lock.write_text("")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "rm fork/.git/index.lock" in out and "rebase --continue" in out, out
+    lock.unlink()
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0 and "aborted" not in out, out
+    assert three.base_commit == new and patch_bytes(three) == before
+
+
 def test_rebase_abort_keeps_commits_made_after_the_rebase(three, project, upstream, capsys):
     fork = project / "fork"
     head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()

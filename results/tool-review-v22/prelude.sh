@@ -7,7 +7,7 @@
 set -u
 export W=${W:-/tmp/h42w}
 export TE_SERIES_CACHE=$W/cache
-H42=${H42:-/work/h42}
+H42=${H42:-/work/h43}
 mkdir -p "$W/cache/dist"
 for r in 2.20.2 2.19.0; do
   f=transformer_engine-$r-py3-none-any.whl
@@ -26,8 +26,8 @@ fi
 TE=$W/te
 P=$(mktemp -d /tmp/h42rN.XXXXXX)/proj
 git clone -q "$H42" "$P"
-git -C "$P" checkout -q c314566
+git -C "$P" checkout -q ${REV:-HEAD}
 cd "$P"
-ts() { PYTHONPATH="$P/src" python3 -m te_series "$@"; }
+ts() { PYTHONPATH="${SRC:-$P/src}" python3 -m te_series "$@"; }
 [ -x "$W/venv/bin/python" ] || { python3 -m venv "$W/venv" && "$W/venv/bin/pip" install -q black==24.4.2 pylint==3.3.1 vermin==1.8.0 2>/dev/null; }
 tsv() { PYTHONPATH="$P/src" "$W/venv/bin/python" -m te_series "$@"; }

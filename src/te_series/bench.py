@@ -42,7 +42,14 @@ def _run(python: Path | str, pythonpath: str | None, root: Path, args) -> dict:
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SeriesError(f"benchmark failed with {python}:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    try:  # its last line is the result
+        return json.loads((proc.stdout.strip().splitlines() or [""])[-1])
+    except ValueError:  # a python that is not the one meant (v22 R8)
+        raise SeriesError(
+            f"the benchmark with {python} printed no result (a JSON line, last); it printed: "
+            f"{proc.stdout.strip()[-500:] or '(nothing)'}. Name a python with TE built "
+            "(--baseline-python, --patched-python)."
+        ) from None
 
 
 def _count(python: Path | str, pythonpath: str | None, root: Path, args) -> dict:

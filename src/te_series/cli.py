@@ -149,7 +149,11 @@ WRITERS = {"apply", "export", "rebase", "port", "build", "pr"}
 
 def main(argv=None) -> int:
     stop_as_ctrl_c()
-    for stream in (sys.stdout, sys.stderr):  # a file name git gave that is not UTF-8 (v15 #2)
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is None:  # closed (`te-series status >&-`, v22 R8): say nothing
+            os.dup2(os.open(os.devnull, os.O_WRONLY), fd)  # and let no file opened take fd
+            setattr(sys, name, open(fd, "w", closefd=False))  # pylint: disable=consider-using-with
+        stream = getattr(sys, name)  # a file name git gave that is not UTF-8 (v15 #2)
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     try:

@@ -448,13 +448,19 @@ def keep_hand_written(old: bytes, new: bytes) -> bytes:
     _, extra, _, region, diff = split_patch(old)
     head, had, message, made, rest = split_patch(new)
     extra = [h for h in extra if h not in had]
+    # text after the last hunk of an unchanged diff (a `-- ` signature, a note), which git
+    # am leaves out, is kept too (v22 R5); more hunks or files there are no text of yours
+    tail = diff[len(rest) :] if rest and diff.startswith(rest) else b""
+    if re.match(rb"@@ |diff --git |GIT binary patch|Binary files ", tail):
+        tail = b""
+    diff = diff[: len(diff) - len(tail)]
     if region != made:
         stat = made if diff == rest else diffstat(diff)
         at = (b"\n" + region).rfind(b"\n" + stat[:-1]) if stat and stat[:-1] else -1
         made = (
             region[:at] + made[:-1] + region[at + len(stat) - 1 :] if at >= 0 else region + made
         )  # no diffstat of old's there: all of its text there is yours
-    return head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message + made + rest
+    return head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message + made + rest + tail
 
 
 def refuse_conflict_markers(tree: Path, root: Path, data: dict[str, bytes]) -> None:
@@ -640,9 +646,10 @@ def plan(
             f"--autosquash {state.base[:12]}, then export again."
         )
     names = list(data)
-    # A rename must not land on another listed patch's file: that file would be overwritten
-    # and the renamed one deleted, though --drop named neither.
-    clash = [(o, n) for o, n in zip(owner, names) if o is not None and o != n and n in slot]
+    # A rename must not land on the file of a listed patch no commit stands for (a dropped
+    # one's): it would be overwritten. One whose commit is renamed too is free (v22 R4).
+    clash = [(o, n) for o, n in zip(owner, names) if o not in (None, n) and n in slot
+             and n not in owner]  # fmt: skip
     if clash:
         raise SeriesError(
             "export would write "

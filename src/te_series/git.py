@@ -75,6 +75,11 @@ PINNED = {
     "rebase.autoStash": "false",
     "rebase.autoSquash": "false",
     "rerere.enabled": "false",
+    # what git am writes into a commit: a Message-Id header copied into the message on each
+    # apply (am.messageid, v22 R1), cut messages, stripped CRs
+    "am.messageid": "false",
+    "am.keepcr": "true",
+    "mailinfo.scissors": "false",
 }
 
 
@@ -546,6 +551,17 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
             key, sep, value = line.partition(": ")
             if sep:
                 headers[key] = value
+        who = {"GIT_AUTHOR_NAME": headers.get("Author", ""), "GIT_AUTHOR_EMAIL":
+               headers.get("Email", ""), "GIT_AUTHOR_DATE": headers.get("Date") or "@0 +0000"}  # fmt: skip
+        who = {k: os.fsdecode(v.encode()) for k, v in who.items()}  # UTF-8 in any locale
+        ident = git_run("var", "GIT_AUTHOR_IDENT", cwd=tmp, env=who)  # am's author (v22 R3)
+        if ident.returncode != 0:
+            raise SeriesError(
+                f"git am cannot take {label}'s author from its mail header (its From: and "
+                f"Date: lines): {ident.stderr.strip().removeprefix('fatal: ')}. Write them as git "
+                "does (From: Name <name@example.org>, Date: Mon, 1 Dec 2025 12:00:00 +0000) "
+                f"in {label}, commit the file, then run the command again."
+            )
         body = msg.read_bytes().decode("utf-8", "replace").strip("\n")  # keep an indent (v12 #8)
         diff = patch.read_bytes().decode("utf-8", "surrogateescape")
     return headers, body, diff

@@ -133,11 +133,15 @@ def finish(root, fork, series, drops) -> int:
     onto = state.rebase_onto
     carried = state.rebase_prerequisites or {}
     top = prerequisite_top(onto, carried)
+    proc = None
     if in_progress(fork) == "a git rebase":
         pick_again(fork)
         proc = git_run("rebase", "--continue", cwd=fork, env={"GIT_EDITOR": "true"})
-        if proc.returncode != 0:
-            raise SeriesError(conflict(fork, proc))
+    elif object_id(fork, "HEAD") == state.rebase_from:  # not begun yet, or git could not begin
+        # it (a killed git's index.lock: its stop's --continue begins it, v22 R6)
+        proc = git_run("rebase", "--onto", top, state.base, cwd=fork)  # HEAD: the series branch
+    if proc and proc.returncode != 0:
+        raise SeriesError(conflict(fork, proc))
     if not is_ancestor(fork, top, "HEAD"):
         state.rebase_onto = state.rebase_from = state.rebase_prerequisites = None
         write_state(fork, state)
@@ -516,8 +520,4 @@ def run(args) -> int:
     state.rebase_prerequisites = carried
     state.rebase_from = object_id(fork, "HEAD")
     write_state(fork, state)
-    top = prerequisite_top(onto, carried)
-    proc = git_run("rebase", "--onto", top, state.base, cwd=fork)  # HEAD: the series branch
-    if proc.returncode != 0:
-        raise SeriesError(conflict(fork, proc))
     return finish(root, fork, series, drops)

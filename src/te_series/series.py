@@ -306,6 +306,14 @@ class Series:
 
     # ----------------------------------------------------------------- base.toml
 
+    def mend(self, label: str, fix: str = "") -> str:
+        """How to get past a bad file of the series: fix or restore it; at a revision
+        (range-diff's REV), where neither reaches, name another (v22 R9)."""
+        if self.at:
+            return f"That is {label} at {self.at}, which cannot be used: name another revision."
+        fix = f"{fix}, or restore the file" if fix else "Restore it"
+        return f"{fix} (git checkout -- {label})."
+
     def base(self) -> dict:
         label = rel(self.base_file, self.root)
         try:
@@ -313,14 +321,13 @@ class Series:
         except FileNotFoundError:
             raise SeriesError(
                 f"{label} not found: it names the upstream commit and PyPI release the series "
-                f"applies to. Restore it (git checkout -- {label})."
+                f"applies to. {self.mend(label)}"
             ) from None
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise SeriesError(
-                f"{label} is not valid TOML ({e}). Fix it, or restore it "
-                f"(git checkout -- {label})."
+                f"{label} is not valid TOML ({e}). {self.mend(label, 'Fix it')}"
             ) from None
 
     def base_value(self, table: str, key: str):
@@ -331,8 +338,7 @@ class Series:
         value = value.get(key) if isinstance(value, dict) else None
         if value is None or value == "":  # [port] targets = [] ports to none
             raise SeriesError(
-                f"{label} lacks `{key}` in [{table}] ({what}). Add it, or restore the file "
-                f"(git checkout -- {label})."
+                f"{label} lacks `{key}` in [{table}] ({what}). {self.mend(label, 'Add it')}"
             )
         ok = {
             "text": isinstance(value, str) and value.strip() == value and "\n" not in value,
@@ -345,8 +351,7 @@ class Series:
         if not ok:
             raise SeriesError(
                 f"{label} [{table}] {key} = {value!r} is not {BASE_EXAMPLES[kind]} ({what}). "
-                f"Write it as {key} = {BASE_EXAMPLES[kind].split(' (')[0]}, or restore the file "
-                f"(git checkout -- {label})."
+                + self.mend(label, f"Write it as {key} = {BASE_EXAMPLES[kind].split(' (')[0]}")
             )
         return value
 
@@ -371,7 +376,7 @@ class Series:
         def bad(where: str, what: str):
             raise SeriesError(
                 f"{label} {where} {what}. A prerequisite is written\n{PREREQ_EXAMPLE}\n"
-                f"Fix it, or restore the file (git checkout -- {label})."
+                + self.mend(label, "Fix it")
             )
 
         if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
