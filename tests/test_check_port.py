@@ -12,7 +12,7 @@ from te_series import check as check_mod
 from te_series import port as port_mod
 from te_series.check import lint
 from te_series.git import blob_id, format_patch
-from te_series.series import read_patch
+from te_series.series import base_preimages, parse_diff, PatchInfo, read_patch
 from te_series.util import SeriesError
 from te_series.worktree import make_tree, read_state
 from series_helpers import (
@@ -596,3 +596,18 @@ def test_check_reports_a_pr_that_applies_on_its_base_but_not_in_order(project, u
     problems = "\n".join(check_mod.check(series, te_src=upstream, wheel=None))
     assert f"patch {b} does not apply: file {OTHER}" in problems, problems
     assert "PR b on main:" not in problems, problems
+
+
+def test_a_mode_change_is_no_new_file_for_the_base_check(tmp_path):
+    """A diff section without an index line (a chmod) says nothing of the file's blob: the
+    base check takes it from a later patch, and never reads it as a file the series creates,
+    which a wheel base refused (v22 R7)"""
+    chmod = "diff --git a/te/x.py b/te/x.py\nold mode 100644\nnew mode 100755\n"
+    edit = "diff --git a/te/x.py b/te/x.py\nindex 1234567..89abcde 100755\n@@ -1 +1 @@\n"
+    new = "diff --git a/te/y.py b/te/y.py\nnew file mode 100644\nindex 0000000..89abcde\n"
+    patches = [
+        PatchInfo(tmp_path / str(i), "s", "", parse_diff(d)) for i, d in enumerate((chmod, new))
+    ]
+    assert base_preimages(patches) == {"te/y.py": None}
+    patches.append(PatchInfo(tmp_path / "2", "s", "", parse_diff(edit)))
+    assert base_preimages(patches) == {"te/y.py": None, "te/x.py": "1234567"}

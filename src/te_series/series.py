@@ -495,6 +495,7 @@ class FileChange:
     new_blob: str | None  # None for a deleted file
     hunks: list[str]  # the "@@ ... @@" header lines, for error messages
     binary: bool = False  # a `GIT binary patch` (or "Binary files ... differ")
+    new_file: bool = False  # "new file mode" (a section without an index line, a chmod, is none)
 
 
 # What a patch of the series may not hold (check names it, export refuses it; v13 #6).
@@ -581,6 +582,8 @@ def parse_diff(text: str) -> list[FileChange]:
             old, new = m.groups()
             files[-1].old_blob = None if _ZERO.match(old) else old
             files[-1].new_blob = None if _ZERO.match(new) else new
+        elif line.startswith("new file mode "):
+            files[-1].new_file = True
         elif line.startswith("@@ "):
             files[-1].hunks.append(line.split(" @@")[0] + " @@")
         elif line == "GIT binary patch" or re.match(r"Binary files .* differ$", line):
@@ -605,5 +608,6 @@ def base_preimages(patches: list[PatchInfo]) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for p in patches:
         for f in p.files:
-            out.setdefault(f.path, f.old_blob)
+            if f.old_blob or f.new_file:  # no index line (a mode change): nothing of the blob
+                out.setdefault(f.path, f.old_blob)
     return out
