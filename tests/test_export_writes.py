@@ -32,6 +32,14 @@ from series_helpers import (
 )
 
 
+def change_second_commit(fork) -> None:
+    """Change the commit of patch 0002 in fork/ (tests/test_fuser.py), by a fixup squashed in."""
+    (fork / "tests/test_fuser.py").write_text("def test_x():\n    assert [1] == [1]\n\n\nY = 2\n")
+    sh("git", "commit", "-q", "-a", "--fixup=HEAD~1", cwd=fork)
+    sh("git", "rebase", "-q", "-i", "--autosquash", "HEAD~3", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": "true"})  # fmt: skip
+
+
 def test_export_roundtrip_is_byte_identical(project, upstream):
     series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
     (name,) = series.names()
@@ -301,10 +309,7 @@ def test_notes_that_look_like_a_diffstat_and_text_after_it_are_kept(three, proje
     assert rc == 0 and f"unchanged {name}" in out, out
     assert path.read_bytes() == text
     fork = project / "fork"  # the commit changes: its diffstat does, the notes stay
-    (fork / "tests/test_fuser.py").write_text("def test_x():\n    assert [1] == [1]\n\n\nY = 2\n")
-    sh("git", "commit", "-q", "-a", "--fixup=HEAD~1", cwd=fork)
-    sh("git", "rebase", "-q", "-i", "--autosquash", "HEAD~3", cwd=fork,
-       env={"GIT_SEQUENCE_EDITOR": "true"})  # fmt: skip
+    change_second_commit(fork)
     rc, out = te("export", capsys=capsys)
     assert rc == 0 and f"change {name}" in out, out
     got = path.read_bytes()
@@ -351,10 +356,7 @@ def test_a_change_to_a_commit_whose_patch_got_notes_since_apply_is_exported(thre
     path.write_bytes(path.read_bytes().replace(b"\n---\n", b"\n---\n" + notes, 1))
     save(project, "0002: notes for reviewers")
     fork = project / "fork"
-    (fork / "tests/test_fuser.py").write_text("def test_x():\n    assert [1] == [1]\n\n\nY = 2\n")
-    sh("git", "commit", "-q", "-a", "--fixup=HEAD~1", cwd=fork)
-    sh("git", "rebase", "-q", "-i", "--autosquash", "HEAD~3", cwd=fork,
-       env={"GIT_SEQUENCE_EDITOR": "true"})  # fmt: skip
+    change_second_commit(fork)
     rc, out = te("export", capsys=capsys)
     assert rc == 0 and f"change {name}" in out, out
     got = path.read_bytes()
