@@ -40,6 +40,17 @@ def change_second_commit(fork) -> None:
        env={"GIT_SEQUENCE_EDITOR": "true"})  # fmt: skip
 
 
+def rebuild_and_export_unchanged(project, upstream, capsys, path, text: bytes) -> None:
+    """Commit the patch file `path` as `text`, rebuild fork/ from the series, and see an export
+    that changes nothing in fork/ leave the file byte for byte."""
+    path.write_bytes(text)
+    save(project, f"{path.name}: hand-written text")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"unchanged {path.name}" in out, out
+    assert path.read_bytes() == text
+
+
 def test_export_roundtrip_is_byte_identical(project, upstream):
     series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
     (name,) = series.names()
@@ -302,12 +313,7 @@ def test_notes_that_look_like_a_diffstat_and_text_after_it_are_kept(three, proje
     below = b"Changes since v14: reworded the second paragraph.\n\n"
     text = path.read_bytes().replace(b"\n---\n", b"\n---\n" + above, 1)
     text = text.replace(b"\ndiff --git ", b"\n" + below + b"diff --git ", 1)
-    path.write_bytes(text)
-    save(project, "0002: notes for reviewers")
-    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
-    rc, out = te("export", capsys=capsys)
-    assert rc == 0 and f"unchanged {name}" in out, out
-    assert path.read_bytes() == text
+    rebuild_and_export_unchanged(project, upstream, capsys, path, text)
     fork = project / "fork"  # the commit changes: its diffstat does, the notes stay
     change_second_commit(fork)
     rc, out = te("export", capsys=capsys)
@@ -327,12 +333,7 @@ def test_text_after_a_patchs_diff_is_kept_by_export(three, project, upstream, ca
     path = three.dir / name
     note = b"\n-- \nReviewed-on: https://example.invalid/r/123 (mine)\n"
     text = path.read_bytes() + note[1:]
-    path.write_bytes(text)
-    save(project, "0002: a note after the diff")
-    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
-    rc, out = te("export", capsys=capsys)
-    assert rc == 0 and f"unchanged {name}" in out, out
-    assert path.read_bytes() == text
+    rebuild_and_export_unchanged(project, upstream, capsys, path, text)
     fork = project / "fork"
     sh("git", "-c", "sequence.editor=sed -i 1s/^pick/reword/", "-c",
        "core.editor=sed -i '3s/$/ (v2)/'", "rebase", "-q", "-i", "HEAD~2", cwd=fork)
