@@ -586,6 +586,35 @@ def detached_work(at: str):
     return setup
 
 
+def amended_on_a_branch(own_commit_on_series: bool):
+    """Patch 2 amended on a branch `work` by a rebase (its and patch 3's notes go with the
+    rewrites); series may have a commit of its own since (tool-review-v22 R2)."""
+
+    def setup(c):
+        if own_commit_on_series:
+            sh("git", "branch", "-q", "work", cwd=c.fork)
+            commit(c.fork, {"tests/mine.py": "MINE = 1\n"}, msg("Series work"))
+            sh("git", "checkout", "-q", "work", cwd=c.fork)
+        else:
+            sh("git", "checkout", "-q", "-b", "work", cwd=c.fork)
+        c.rebase_i("git -C fork rebase -i HEAD~2", "Make route", "edit")
+        (c.fork / FUSER_PATH).write_text((c.fork / FUSER_PATH).read_text() + "# tweak\n")
+        c.do("git -C fork commit -q -a --amend --no-edit && git -C fork rebase --continue")
+
+    return setup
+
+
+def amended(adds: list[str]):
+    """A step: export would now write the amend as a change of patch 2, and add only `adds`."""
+
+    def step(c, out):
+        rc, said = c.te("export", "--dry-run")
+        assert rc == 0 and f"would change {P2}" in said, out + said
+        assert re.findall(r"would add (\S+)", said) == adds, out + said
+
+    return step
+
+
 def series_in_a_worktree(c) -> None:
     """series checked out in a linked worktree of fork/, with a commit there (v9 #6)."""
     sh("git", "checkout", "-q", "-b", "other", cwd=c.fork)
@@ -787,6 +816,14 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         [lambda c, out: advice(out, r"for\. (Give it up): move") and c.do(
             advice(out, r"\(e\.g\. (mv fork\.new fork\.new\.old)\)")[0])], EXPORT,
     ),
+    "continue-record-less-rebuild-move-it": (  # v22 R10: it said "nothing to continue"
+        record_less_rebuild, ("apply", "--continue"), "fork.new/: not made by te-series apply",
+        [run(r"\(e\.g\. (mv fork\.new fork\.new\.old)\)")], EXPORT,
+    ),
+    "continue-record-less-rebuild-again": (
+        record_less_rebuild, ("apply", "--continue"), "fork.new/: not made by te-series apply",
+        [run(r"start the rebuild again: (te-series apply --force --te-src PATH)")], EXPORT,
+    ),
     "export-am-continue": (
         resolved_stop, EXPORT, "fork/ has a git am in progress",
         [run(r"\((te-series apply --continue) for a stopped apply")], EXPORT,
@@ -824,6 +861,16 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         detached_work("HEAD~1"), EXPORT, "HEAD has commit(s) that 'series' lacks",
         [run(r"\((git -C fork checkout series && git -C fork cherry-pick \w+)\)"),
          on_series("[PyTorch] Detached work")], EXPORT,
+    ),
+    "export-amended-on-a-branch": (
+        amended_on_a_branch(False), EXPORT, "rewrites of its patches",
+        [run(r"\((git -C fork checkout -B series HEAD)\)"), amended([])], EXPORT,
+    ),
+    "export-amended-on-a-branch-series-moved-on": (
+        amended_on_a_branch(True), EXPORT, "rewrites of its patches",
+        [run(r"\((git -C fork checkout -B series HEAD && git -C fork cherry-pick \w+)\)"),
+         amended(["0004-PyTorch-Series-work.patch"])],
+        EXPORT,
     ),
     "export-series-in-a-worktree": (
         series_in_a_worktree, EXPORT, "'series' is checked out in the worktree",
@@ -1338,6 +1385,25 @@ def test_each_advice_gets_past_its_refusal(three, project, upstream, capsys, mon
         step(c, out)
     rc, out = c.te(*then)
     assert rc == 0, out
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        r"\(e\.g\. (mv fork\.new fork\.new\.old)\)",
+        r"start the rebuild again: (te-series apply --force --te-src PATH)",
+    ],
+    ids=["move-it", "again"],
+)
+def test_status_gives_a_way_on_from_a_record_less_rebuild(three, project, upstream, capsys,
+                                                          monkeypatch, tmp_path, step):  # fmt: skip
+    """v22 R10: status said only "not made by te-series apply (no recorded state)"."""
+    c = Ctx(project, upstream, capsys, monkeypatch, tmp_path)
+    record_less_rebuild(c)
+    rc, out = c.te("status")
+    run(step)(c, out)
+    assert not (project / "fork.new").exists()
+    assert c.te("status")[0] == 0 and c.te(*EXPORT)[0] == 0
 
 
 def test_the_fetch_back_advice_of_both_backups_works_as_written(three, project, upstream, capsys):

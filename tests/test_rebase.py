@@ -735,9 +735,9 @@ def test_a_rebase_killed_while_it_wrote_patches_is_named_by_abort_and_its_advice
     assert rc == 0 and out.count("unchanged") == 3, out
 
 
-@pytest.mark.parametrize("added", [False, True])
+@pytest.mark.parametrize("added, behind", [(False, False), (True, False), (False, True)])
 def test_a_pick_refused_for_a_file_in_its_way_is_named_and_continue_gets_past(
-    three, project, upstream, capsys, added
+    three, project, upstream, capsys, added, behind
 ):
     """tool-review-v21 #6: at a stop, a draft of a file the next patch creates (untracked).
     git refused that pick and put it back on its todo; the stop said --continue would keep
@@ -745,27 +745,36 @@ def test_a_pick_refused_for_a_file_in_its_way_is_named_and_continue_gets_past(
     add the files", and then git committed the draft alone as that patch (its message and
     author) and the patch's change as a new commit: one patch exported as two. The stop and
     status name the refused pick; --continue, as they say, puts the draft in a stash (added
-    or not) and picks the patch whole."""
-    names, before, fork = three.names(), patch_bytes(three), project / "fork"
+    or not) and picks the patch whole. behind: a pick goes through between the stop and the
+    refused one; git 2.39 then lists that pick last in its done file, and the first stop was
+    the generic "fix what git said" one (tool-review-v22 R11)."""
+    fork = project / "fork"
+    draft, subject = (
+        ("tests/extra.py", "Add extra") if behind else ("tests/test_more.py", "Test more")
+    )
+    if behind:  # a fourth patch, after the one that goes through
+        commit(fork, {draft: "X = 1\n"}, msg(subject))
+        assert te("export")[0] == 0
+    names, before = three.names(), patch_bytes(three)
     commit(upstream, CONFLICTING, "Upstream returns sets")
     assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
     (fork / "transformer_engine/pytorch/fuser.py").write_text(RESOLVED)
     sh("git", "add", "-A", cwd=fork)
-    (fork / "tests/test_more.py").write_text("my draft\n")  # patch 3 creates it
+    (fork / draft).write_text("my draft\n")  # the last patch creates it
     capsys.readouterr()
     rc, out = te("rebase", "--continue", capsys=capsys)
-    said = f"git would not pick patch {names[2]} ('[PyTorch] Test more')"
+    said = f"git would not pick patch {names[-1]} ('[PyTorch] {subject}')"
     assert rc == 2 and said in out and "Fix that first" not in out, out
     (advice,) = re.findall(r"^git would not pick .*$", out, re.M)
     assert te("status", capsys=capsys)[1].count(advice) == 1  # status says the same
     if added:  # what status said before: git add the file
-        sh("git", "add", "tests/test_more.py", cwd=fork)
+        sh("git", "add", draft, cwd=fork)
     (then,) = re.findall(r"(te-series rebase --continue) puts them in a stash", advice)
     rc, out = te(*shlex.split(then)[1:], capsys=capsys)
     assert rc == 0 and "add " not in out and three.names() == names, out
     assert {n: patch_bytes(three)[n] for n in names[2:]} == {n: before[n] for n in names[2:]}
     base = read_state(fork).base
-    assert sh("git", "rev-list", "--count", f"{base}..series", cwd=fork).strip() == "3"
+    assert sh("git", "rev-list", "--count", f"{base}..series", cwd=fork).strip() == str(len(names))
     kept = sh("git", "stash", "show", "-p", "--include-untracked", cwd=fork)
     assert "+my draft" in kept, kept  # never away
 

@@ -30,6 +30,7 @@ from .worktree import (
     drop_args,
     locked,
     make_tree,
+    no_record,
     not_a_work_tree,
     read_state,
     report_absent,
@@ -47,7 +48,7 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
     state = read_state(tree)
     name_ = rel(tree, root)
     if state is None:
-        raise SeriesError(f"{name_}/ was not made by te-series apply; nothing to continue")
+        raise SeriesError(no_record(tree, root))
     why = unfinished_port(tree, root, state)
     if why:
         raise SeriesError(why)

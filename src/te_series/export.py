@@ -44,6 +44,7 @@ from .worktree import (
     describe_tree,
     drop_args,
     file_id,
+    no_record,
     not_a_work_tree,
     off_the_series_branch,
     patch_owners,
@@ -93,11 +94,7 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     state = state or read_state(tree)
     state = state and settle(tree, state)
     if state is None:
-        raise SeriesError(
-            f"{name}/ has no te-series apply record, so export cannot tell whether it holds the "
-            f"whole series. Rebuild it: {verbs['rebuild']} (the old tree is kept whole in a "
-            "backup)."
-        )
+        raise SeriesError(no_record(tree, root))
     verbs = WorkTree.at(tree).verbs(state)
     off = off_the_series_branch(tree, root)
     if off:

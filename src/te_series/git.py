@@ -252,9 +252,11 @@ def picked(repo: Path, name: str, last: bool = True) -> str:
 def refused_pick(repo: Path) -> str:
     """A pick git refused before it wrote anything (a file of yours where the patch writes,
     v21 #6) and put back as the next to do; "" if none. Its stop stays (git before 2.42):
-    a continue would commit what is staged as that patch, or take it for resolved to nothing."""
-    rev = picked(repo, "done")
-    return rev if rev and picked(repo, "git-rebase-todo", last=False) == rev else ""
+    a continue would commit what is staged as that patch, or take it for resolved to nothing.
+    It is in done, not always last (git 2.39 can list the pick before it after it, v22 R11)."""
+    rev = picked(repo, "git-rebase-todo", last=False)
+    done = [line.split()[1:2] for line in rebase_file(repo, "done").splitlines()]
+    return rev if rev and any(rev.startswith(*d) for d in done if d) else ""
 
 
 def unfinished_pick(repo: Path, take: bool = False) -> str:
@@ -268,9 +270,10 @@ def unfinished_pick(repo: Path, take: bool = False) -> str:
     if not read("done").strip():
         onto = read("onto").strip()
         return onto if onto and object_id(repo, "HEAD") != onto else ""
-    rev = picked(repo, "done")
+    refused = refused_pick(repo)
+    rev = refused or picked(repo, "done")
     stopped = (at / "message").exists() or object_id(repo, "REBASE_HEAD")
-    if not rev or (stopped or rev in read("rewritten-list")) and not refused_pick(repo):
+    if not rev or (stopped or rev in read("rewritten-list")) and not refused:
         return ""
     names = note_names(repo, rev)
     if not note_names(repo, "HEAD") and log1(repo, key) == log1(repo, key, rev):

@@ -435,6 +435,24 @@ def locked(tree: Path, root: Path, verbs: dict) -> str | None:
     return None
 
 
+def no_record(tree: Path, root: Path) -> str:
+    """A work tree without te-series' apply record, and the way on from it: status, apply
+    --continue and export say the same (v22 R10)."""
+    wt, name = WorkTree.at(tree), rel(tree, root)
+    rebuild = wt.verbs()["rebuild"]
+    if tree == wt.new:  # an apply --force killed before its first record, or not ours at all
+        return (
+            f"{name}/: not made by te-series apply, or its apply was stopped before it kept a "
+            f"record, so there is nothing in it to continue. Give it up: move it out of the way "
+            f"(e.g. mv {name} {name}.old), or start the rebuild again: {rebuild} (it keeps "
+            f"{name}/ whole in a backup)."
+        )
+    return (
+        f"{name}/ has no te-series apply record, so te-series cannot tell whether it holds the "
+        f"whole series. Rebuild it: {rebuild} (the old tree is kept whole in a backup)."
+    )
+
+
 def describe_tree(tree: Path, root: Path) -> str:
     """Where a work tree stands and how to go on, from its recorded state."""
     name = rel(tree, root) + "/"
@@ -446,7 +464,7 @@ def describe_tree(tree: Path, root: Path) -> str:
     except SeriesError as e:
         return f"{name}: {e}"
     if state is None:
-        return f"{name}: not made by te-series apply (no recorded state)"
+        return no_record(tree, root)
     why = unfinished_port(tree, root, state)
     if why:
         return why
@@ -633,11 +651,23 @@ def off_the_series_branch(tree: Path, root: Path) -> str | None:
         how = f"check it out (git -C {name} checkout {SERIES_BRANCH})"
     elif is_ancestor(tree, ref, "HEAD"):
         how = f"{lacks}; put them on it (git -C {name} checkout -B {SERIES_BRANCH} HEAD)"
-    else:
-        how = (
-            f"{lacks}; check it out and take them along (git -C {name} checkout "
-            f"{SERIES_BRANCH} && git -C {name} cherry-pick {' '.join(c[:12] for c in mine)})"
-        )
+    else:  # diverged: HEAD's commits go on series, or rewrite some of its (v22 R2)
+        redone = {n for c in mine for n in note_names(tree, c)}
+        theirs = git("rev-list", "--reverse", ref, "--not", "HEAD", "--remotes", cwd=tree).split()
+        redid = {c for c in theirs if redone.issuperset(note_names(tree, c) or ["unnoted"])}
+        keep = [c for c in theirs if c not in redid]
+        if not redid:
+            how = (
+                f"{lacks}; check it out and take them along (git -C {name} checkout "
+                f"{SERIES_BRANCH} && git -C {name} cherry-pick {' '.join(c[:12] for c in mine)})"
+            )
+        else:  # picking a rewrite onto its original stops on an empty or conflicting pick
+            picks = " ".join(c[:12] for c in keep)
+            picks = f" && git -C {name} cherry-pick {picks}" if keep else ""
+            how = (  # then series' own commits on top
+                f"{lacks}, rewrites of its patches; make HEAD the branch (git -C {name} "
+                f"checkout -B {SERIES_BRANCH} HEAD{picks})"
+            )
     held = [rel(p, root) for p, b in worktrees_of(tree).items() if b == SERIES_BRANCH]
     if held:
         how = (
