@@ -984,7 +984,16 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
                          msg("Add c")),
         EXPORT, "conflict markers",
         [edit("tests/c.py", "A = 2\n"), stage_all,
-         run(r"amend that commit \((git -C fork commit --amend), or")], EXPORT,
+         run(r"amend that commit \((git -C fork commit --amend)\)")], EXPORT,
+    ),
+    "export-conflict-markers-below-head": (  # v23 #3: it said to amend, which fixed HEAD
+        lambda c: (commit(c.fork, {"tests/c.py": "<<<<<<< a\nA = 1\n=======\nA = 2\n>>>>>>> b\n"},
+                          msg("Add c")), commit(c.fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))),
+        EXPORT, "conflict markers",
+        [mark(r"\((git -C fork rebase -i \w+\^), with 'edit'", "Add c", "edit"),
+         edit("tests/c.py", "A = 2\n"), stage_all,
+         run(r"the files and (git -C fork commit --amend --no-edit), then (git -C fork -c \S+ -c "
+             r"\S+ rebase --continue)")], EXPORT,
     ),
     # export.refuse_changed_pins
     "export-pins-rebuild": (

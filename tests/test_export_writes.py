@@ -343,6 +343,28 @@ def test_text_after_a_patchs_diff_is_kept_by_export(three, project, upstream, ca
     assert b" (v2)" in got and got.endswith(note), got[-300:]
 
 
+@pytest.mark.parametrize("where", ["between-files", "after-the-last-hunk"])
+def test_text_after_a_files_hunks_stays_with_the_file(three, project, upstream, capsys, where):
+    """tool-review-v23 #1, #2: a note between two files' diffs was deleted by an export that
+    changed nothing in fork/, and a note after the last hunk by an export of a change to the
+    commit. git am leaves both out; each stays after its file's hunks, byte for byte."""
+    name = three.names()[1]
+    path = three.dir / name
+    note = b"Reviewer note: run on an H100.\n"
+    text, at = path.read_bytes(), b"\ndiff --git a/transformer_engine/"
+    text = text.replace(at, b"\n" + note + at[1:], 1) if where == "between-files" else text + note
+    rebuild_and_export_unchanged(project, upstream, capsys, path, text)
+    change_second_commit(project / "fork")  # its first file's hunk
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"change {name}" in out, out
+    got = path.read_bytes()
+    assert b"+Y = 2\n" in got and got.count(note) == 1, got
+    if where == "between-files":
+        assert b"+Y = 2\n" + note + at[1:] in got, got
+    else:
+        assert got.endswith(b"+    return list(values)\n" + note), got
+
+
 def test_a_change_to_a_commit_whose_patch_got_notes_since_apply_is_exported(three, project,
                                                                             upstream, capsys):  # fmt: skip
     """tool-review-v21 #4: notes for reviewers added to a patch file (committed) after fork/

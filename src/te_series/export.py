@@ -445,26 +445,52 @@ def keep_hand_written(old: bytes, new: bytes) -> bytes:
     _, extra, _, region, diff = split_patch(old)
     head, had, message, made, rest = split_patch(new)
     extra = [h for h in extra if h not in had]
-    # text after the last hunk of an unchanged diff (a `-- ` signature, a note), which git
-    # am leaves out, is kept too (v22 R5); more hunks or files there are no text of yours
-    tail = diff[len(rest) :] if rest and diff.startswith(rest) else b""
-    if re.match(rb"@@ |diff --git |GIT binary patch|Binary files ", tail):
-        tail = b""
-    diff = diff[: len(diff) - len(tail)]
+    olds, news = file_sections(diff), file_sections(rest)
+    diff = b"".join(key + body for key, body, _ in olds)  # old's, without text of yours
     if region != made:
-        stat = made if diff == rest else diffstat(diff)
+        stat = made if diff == b"".join(key + body for key, body, _ in news) else diffstat(diff)
         at = (b"\n" + region).rfind(b"\n" + stat[:-1]) if stat and stat[:-1] else -1
         made = (
             region[:at] + made[:-1] + region[at + len(stat) - 1 :] if at >= 0 else region + made
         )  # no diffstat of old's there: all of its text there is yours
-    return head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message + made + rest + tail
+    # the text after each file's hunks (a note, a `-- ` signature), which git am leaves out,
+    # goes with its file, also where the file's diff changed (v22 R5, v23 #1, #2)
+    trails = {key: trail for key, _, trail in olds}
+    kept = [[key, body, trails.pop(key, trail)] for key, body, trail in news]
+    if kept:  # and that of files the commit no longer changes, at the end
+        kept[-1][2] += b"".join(trails.values())
+    rest = b"".join(map(b"".join, kept)) or rest
+    return head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message + made + rest
 
 
-def refuse_conflict_markers(tree: Path, root: Path, data: dict[str, bytes]) -> None:
+def file_sections(diff: bytes) -> list[tuple[bytes, bytes, bytes]]:
+    """A diff's files: each one's `diff --git` line, the rest of its diff, and the text after
+    its last hunk that git apply skips (a note, a signature)."""
+    out = []
+    for part in re.split(rb"^(?=diff --git )", diff, flags=re.M)[1:]:
+        nl = part.find(b"\n") + 1 or len(part)
+        body, left, at = part[nl:], None, 0  # left: the hunk's old and new lines to come
+        for line in body.split(b"\n")[:-1]:
+            if left and left != [0, 0]:
+                if not line.startswith(b"\\"):  # "\ No newline at end of file" counts none
+                    left = [left[0] - (line[:1] != b"+"), left[1] - (line[:1] != b"-")]
+            elif m := re.match(rb"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@", line):
+                left = [int(m[1] or 1), int(m[2] or 1)]
+            elif left is not None and not line.startswith(b"\\"):
+                break  # after a hunk, no line of the diff
+            at += len(line) + 1
+        else:
+            at = len(body)
+        out.append((part[:nl], body[:at], body[at:]))
+    return out
+
+
+def refuse_conflict_markers(tree: Path, root: Path, data: dict[str, bytes], revs) -> None:
     """Refuse commits that add git's conflict markers (a `git add -A` of an unresolved
-    conflict): a file of the series that gets both a `<<<<<<< ` and a `>>>>>>> ` line."""
-    found = []
-    for name, blob in data.items():
+    conflict): a file of the series that gets both a `<<<<<<< ` and a `>>>>>>> ` line. data:
+    the patch files of revs, in order."""
+    found, first = [], None
+    for name, blob, rev in zip(data, data.values(), revs):
         path, marks = None, {}
         for n, line in enumerate(blob.split(b"\n"), 1):
             if line.startswith(b"diff --git "):
@@ -473,12 +499,20 @@ def refuse_conflict_markers(tree: Path, root: Path, data: dict[str, bytes]) -> N
                 marks.setdefault(path, {}).setdefault(line[:2], n)
         found += [f"{name}: {f} (line {m[b'+<']} of the patch)" for f, m in marks.items()
                   if len(m) == 2]  # fmt: skip
+        first = rev if found and first is None else first
     if found:
         name = rel(tree, root)
+        how = f"amend that commit (git -C {name} commit --amend)"
+        if first != revs[-1]:  # not HEAD: an amend would put the fix into another commit
+            how = (
+                f"edit the first commit that adds them (git -C {name} rebase -i {first[:12]}^, "
+                f"with 'edit' on {first[:12]}'s line), remove them there, git -C {name} add "
+                f"the files and git -C {name} commit --amend --no-edit, then git -C {name} "
+                f"{KEEP_MESSAGES} rebase --continue (it may stop at the next such commit)"
+            )
         raise SeriesError(
             "export would write conflict markers (<<<<<<< and >>>>>>> lines) into the "
-            f"series: {'; '.join(found)}. Resolve them in {name}/ and amend that commit (git "
-            f"-C {name} commit --amend, or rebase -i 'edit'), then export again."
+            f"series: {'; '.join(found)}. Resolve them in {name}/: {how}; then export again."
         )
 
 
@@ -616,7 +650,7 @@ def plan(
     for o, n in zip(owner, list(data)):  # the file each commit was made from
         if o is not None and (series.dir / o).is_file():
             data[n] = keep_hand_written((series.dir / o).read_bytes(), data[n])
-    refuse_conflict_markers(tree, root, data)
+    refuse_conflict_markers(tree, root, data, revs)
     binary = [f"{n}: {f.path}" for n, blob in data.items()
               for f in parse_diff(blob.decode("utf-8", "surrogateescape")) if f.binary]  # fmt: skip
     if binary:
