@@ -406,9 +406,11 @@ def test_rebase_abort_at_a_conflict_keeps_the_edits_made_at_the_stop(
     three, project, upstream, capsys
 ):
     """v16 #4: git's abort resets the work tree; a resolution half done, and a file added at
-    the stop, were gone."""
+    the stop, were gone. v23 #5: an untracked draft of a file a later patch creates made
+    git's abort refuse, every time."""
     fork = project / "fork"
     head = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    series_more = (fork / "tests/test_more.py").read_text()
     fuser = "transformer_engine/pytorch/fuser.py"
     commit(upstream, {fuser: FUSER.replace("tuple(values)", "set(values)")}, "Upstream sets")
     assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
@@ -416,14 +418,17 @@ def test_rebase_abort_at_a_conflict_keeps_the_edits_made_at_the_stop(
     (fork / fuser).write_text("HALF = 1\n")
     (fork / "tests/new.py").write_text("NEW = 1\n")
     sh("git", "add", "tests/new.py", cwd=fork)
+    (fork / "tests/test_more.py").write_text("my draft\n")  # patch 3 creates it: untracked
     rc, out = te("rebase", "--abort", capsys=capsys)
     assert rc == 0, out
     assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
+    assert (fork / "tests/test_more.py").read_text() == series_more
     branch = f"te-series/aborted-rebase-{stop[:12]}"
     assert "the files fork/ had at the stop" in out and f"kept on branch {branch}" in out
     assert sh("git", "rev-parse", f"{branch}^", cwd=fork).strip() == stop
     assert sh("git", "show", f"{branch}:{fuser}", cwd=fork) == "HALF = 1\n"
     assert sh("git", "show", f"{branch}:tests/new.py", cwd=fork) == "NEW = 1\n"
+    assert sh("git", "show", f"{branch}:tests/test_more.py", cwd=fork) == "my draft\n"
 
 
 def test_abort_of_a_users_own_rebase_advises_the_continue_that_keeps_its_commits(

@@ -387,8 +387,13 @@ def abort(fork) -> int:
         raise SeriesError("no te-series rebase is in progress; nothing to abort")
     head = object_id(fork, "HEAD")
     onto = state.rebase_onto
-    kept = ""
-    edits = edits_commit(fork, head) if busy else ""  # git's abort resets them (v16 #4)
+    kept, in_the_way = "", []
+    if busy and state.rebase_from:  # untracked files where the series has files: git's
+        moved = git("diff", "--name-only", "-z", "--no-renames", state.rebase_from, "HEAD",
+                    cwd=fork).split("\0")[:-1]  # fmt: skip
+        in_the_way = moved and git("ls-files", "--others", "--exclude-standard", "-z", "--",
+                                   *moved, cwd=fork).split("\0")[:-1]  # abort refuses (v23 #5)
+    edits = edits_commit(fork, head, in_the_way) if busy else ""  # git's abort resets them
     if edits or (state.rebase_from and head != state.rebase_from
                  and commits(fork, f"{onto}..{head}")):  # fmt: skip
         # The rebased commits, any the user made on top since, and the edits at the stop
@@ -398,11 +403,14 @@ def abort(fork) -> int:
         kept = (
             f"\nThe rebased commits (and any you made on top of them"
             + (", and as its last commit the files fork/ had at the stop: conflicts, your edits"
-               if edits else "")
+               + (f", and {', '.join(in_the_way)}, untracked, which the series' files replace"
+                  if in_the_way else "") if edits else "")
             + f") are kept on branch {branch}: git -C fork log -p {branch}; cherry-pick what "
             f"you need, then delete it (git -C fork branch -D {branch})."
         )
     if busy:
+        for f in in_the_way:  # in the branch's last commit now
+            (fork / f).unlink()
         git("rebase", "--abort", cwd=fork)
     if state.rebase_from and object_id(fork, "HEAD") != state.rebase_from:
         # The rebase itself had finished (the export step refused): move series back. The
@@ -444,15 +452,16 @@ def half_written(root: Path, onto: str) -> str:
     )
 
 
-def edits_commit(fork: Path, head: str) -> str:
+def edits_commit(fork: Path, head: str, untracked=()) -> str:
     """A commit on head of fork/'s tracked files as they are (conflicts, resolutions, files
-    added at the stop), built in an index of its own; "" when they are head's."""
+    added at the stop) and of the untracked files named, built in an index of its own; ""
+    when they are head's."""
     env = {"GIT_INDEX_FILE": str(git_path(fork, "te-series") / "abort.index")}
     try:
         git("read-tree", head, cwd=fork, env=env)
         git("add", "-u", cwd=fork, env=env)
         added = git("diff", "--cached", "--name-only", "--diff-filter=A", "-z", head, cwd=fork)
-        if new := [f for f in added.split("\0") if f and (fork / f).exists()]:
+        if new := [f for f in added.split("\0") if f and (fork / f).exists()] + list(untracked):
             git("add", "-f", "--", *new, cwd=fork, env=env)
         tree = git("write-tree", cwd=fork, env=env).strip()
     finally:
