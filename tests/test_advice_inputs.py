@@ -421,6 +421,15 @@ def test_each_advice_for_pr_groups_gets_pr_past_it(three, project, upstream, tmp
     assert rc == 0, out
 
 
+def test_a_marker_written_twice_gets_one_advice(three, project):
+    """tool-review-v23 #8: a '# pr:' line doubled also got "PR has no patches; remove its line
+    and put the PRs on it on main", which would unstack a PR that has patches."""
+    two_prs(three, project)
+    edit(three.dir / "series", "# pr: values\n", "# pr: values\n# pr: values\n")
+    (said,) = check_mod.lint_groups(three)
+    assert "PR 'values' appears twice (line 1 too); give one of them another slug" in said
+
+
 @pytest.mark.parametrize(
     "given, says, follow",
     [

@@ -800,12 +800,12 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     ),
     "export-rebuild-waits-continue": (
         complete_rebuild, EXPORT, "fork.new/ holds a rebuild of fork/ that is not swapped in",
-        [run(r"Finish it \((te-series apply --continue) swaps it in\)")], EXPORT,
+        [run(r"complete: (te-series apply --continue) swaps it in")], EXPORT,
     ),
     "export-rebuild-waits-no-fork": (  # v10 #3: it said "fork/ does not exist. Make it first"
         lambda c: c.fork.rename(c.project / "fork.new"), EXPORT,
         "fork.new/ holds a rebuild of fork/ that is not swapped in",
-        [run(r"Finish it \((te-series apply --continue) swaps it in\)")], EXPORT,
+        [run(r"complete: (te-series apply --continue) swaps it in")], EXPORT,
     ),
     "export-rebuild-waits-move-it": (
         unfinished_rebuild, EXPORT, "not swapped in yet",
@@ -1320,6 +1320,11 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         series_changed_during_apply, ("apply", "--continue"),
         "patches/series changed since this apply started",
         [run(r"Start over from the new one: (te-series apply --force --te-src PATH)")], EXPORT,
+    ),
+    "export-rebuild-waits-series-changed": (  # v23 #12: it said apply --continue, which refuses
+        series_changed_during_apply, EXPORT, "patches/series changed since this apply started",
+        [lambda c, out: advice(c.te("status")[1], r"(Start over) from the new one"),
+         run(r"Start over from the new one: (te-series apply --force --te-src PATH)")], EXPORT,
     ),
     "apply-continue-while-a-rebase": (
         rebase_during_apply, ("apply", "--continue"),

@@ -28,6 +28,7 @@ from .worktree import (
     apply_patches,
     describe_tree,
     drop_args,
+    list_changed,
     locked,
     make_tree,
     no_record,
@@ -61,16 +62,9 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
             return  # complete but not swapped in (Ctrl-C, a crash): the caller swaps it
         raise SeriesError(f"{name_}/ already holds the whole series; nothing to continue")
     series = series_of(state, root)
-    now = series.names()
-    if now != state.patches:
-        differ = sorted(set(now) ^ set(state.patches))
-        raise SeriesError(
-            f"{series.label} changed since this apply started: it now lists {len(now)} "
-            f"patch(es), the apply in {name_}/ is of {len(state.patches)} "
-            + (f"({', '.join(differ[:6])} differ)" if differ else "(in another order)")
-            + f". Continuing would apply the old list. Start over from the new one: "
-            f"{verbs['rebuild']} (the tree is kept whole in a backup)."
-        )
+    changed = list_changed(tree, root, state)
+    if changed:
+        raise SeriesError(changed)
     name = state.patches[state.applied]
     patch = series.dir / name
     include = include_for(state.kind)

@@ -68,7 +68,7 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
         pending = WorkTree.at(tree).new
         if pending.exists():
             where = rel(pending, root)
-            finish = f"Finish it ({verbs['continue']} swaps it in), or give it up"
+            finish = "Finish it as said above, or give it up"
             raise SeriesError(
                 f"{where}/ holds a rebuild of {name}/ that is not swapped in yet:\n"
                 f"{describe_tree(pending, root)}\nAn export from {name}/ now could undo what "

@@ -275,7 +275,7 @@ class Series:
         # pr writes OUT/pr.bundle, OUT/SUMMARY.md and, per slug, OUT/<slug>.md and OUT/<slug>/
         taken = {"pr.bundle", "summary.md"} | {f"{slug}.md" for slug in lines}
         for slug, names, _ in groups:
-            if not names:
+            if not names and slug not in {g[0] for g in groups if g[1]}:  # not a twice (v23 #8)
                 problems.append(f"PR {slug!r} has no patches; {self.unstack(groups, {slug})}")
             if slug in taken:
                 problems.append(

@@ -453,6 +453,23 @@ def no_record(tree: Path, root: Path) -> str:
     )
 
 
+def list_changed(tree: Path, root: Path, state: State) -> str | None:
+    """Why an unfinished apply cannot go on (--continue refuses, status says so, v23 #12): the
+    series lists other patches than when it started."""
+    series, verbs = series_of(state, root), WorkTree.at(tree).verbs(state)
+    now = series.names()
+    if now == state.patches:
+        return None
+    differ = sorted(set(now) ^ set(state.patches))
+    return (
+        f"{series.label} changed since this apply started: it now lists {len(now)} "
+        f"patch(es), the apply in {rel(tree, root)}/ is of {len(state.patches)} "
+        + (f"({', '.join(differ[:6])} differ)" if differ else "(in another order)")
+        + f". Continuing would apply the old list. Start over from the new one: "
+        f"{verbs['rebuild']} (the tree is kept whole in a backup)."
+    )
+
+
 def describe_tree(tree: Path, root: Path) -> str:
     """Where a work tree stands and how to go on, from its recorded state."""
     name = rel(tree, root) + "/"
@@ -557,10 +574,12 @@ def describe_tree(tree: Path, root: Path) -> str:
             "or base commit was rewritten?): te-series export refuses and says how to go on"
         )
     elif not state.complete:
-        lines.append(
-            f"  {locked(tree, root, verbs) or 'go on: ' + verbs['continue']}; te-series export "
-            "refuses until the series is complete"
-        )
+        try:
+            how = list_changed(tree, root, state)
+        except SeriesError as e:
+            how = str(e)
+        how = how or locked(tree, root, verbs) or "go on: " + verbs["continue"]
+        lines.append(f"  {how}; te-series export refuses until the series is complete")
     elif busy:
         lines.append("  finish or abort it before te-series export")
     elif tree.name.endswith(".new"):
