@@ -482,6 +482,32 @@ def test_export_that_dies_halfway_still_finds_every_commit(three, project, capsy
     assert sorted(p.name for p in three.dir.glob("*.patch")) == sorted(three.names())
 
 
+def test_an_export_killed_before_its_deletes_has_them_done_by_the_next(three, project, capsys,
+                                                                        monkeypatch):  # fmt: skip
+    """tool-review-v23 #4: an export killed after its renames, before it deleted the old
+    names (a SIGKILL: nothing of it runs after): the next export said every patch was
+    unchanged and left the old files in patches/ for good. It deletes them."""
+    reword_line(project / "fork", "HEAD~3", 1, "s/Raise.VALUE/Raise VALUE higher/")
+    old, real = three.names()[0], Path.unlink
+
+    class Killed(BaseException):
+        pass
+
+    def unlink(path, *args, **kwargs):
+        if path.name == old:
+            raise Killed
+        real(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    with pytest.raises(Killed):
+        te("export")
+    monkeypatch.setattr(Path, "unlink", real)
+    assert (three.dir / old).is_file() and old not in three.names()
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"remove {old}" in out, out
+    assert sorted(p.name for p in three.dir.glob("*.patch")) == sorted(three.names())
+
+
 def test_ctrl_c_during_export_says_patches_are_written_whole(three, project, capsys, monkeypatch):
     sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=project / "fork")
     real = export_mod.write_all
@@ -562,7 +588,7 @@ def test_sigterm_or_sighup_during_apply_force_stops_as_ctrl_c_does(
     status_is_true(project, capsys)
     if (project / "fork.new").exists():
         rc, out = te("export", "--dry-run", capsys=capsys)
-        assert rc == 2 and "te-series apply --continue swaps it in" in out, out
+        assert rc == 2 and "Finish it as said above" in out and "apply --continue" in out, out
         rc, out = te("apply", "--continue", capsys=capsys)
     else:
         rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)  # again

@@ -703,6 +703,10 @@ def plan(
         else:
             unchanged.append(n)
     removed = [n for n in listed if n not in data]
+    removed += [  # old names an export noted next to the new, then died before deleting
+        n for r in revs for n in noted[r] if n not in listed and n not in data  # (v23 #4)
+        and (series.dir / n).is_file() and not changed_since_made(state, series.dir / n)
+    ]  # fmt: skip
     dropped = [n for n in listed if n not in taken]
     renames = {
         n: not (series.dir / o).is_file() or (series.dir / o).read_bytes() != data[n]
@@ -1044,6 +1048,8 @@ def report(root: Path, p: Plan, dry: bool) -> None:
             print(f"  unchanged {n}")
     for n in p.dropped:
         print(f"  {would}remove {n} (dropped)")
+    for n in [n for n in p.removed if n not in p.dropped and n not in p.owner]:
+        print(f"  {would}remove {n} (an earlier export, stopped, left it)")
     if p.series_changed:
         print(f"  {would}rewrite {p.series.label}")
     if p.refusals:
