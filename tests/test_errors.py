@@ -108,6 +108,23 @@ def test_a_byte_order_mark_in_a_patch_file_is_named_and_its_advice_takes_it_off(
     assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
 
 
+@pytest.mark.parametrize("damage", ["empty", "first-line-lost"])
+def test_a_patch_file_git_cannot_split_gets_the_command_that_restores_it(three, project, upstream,
+                                                                         capsys, damage):  # fmt: skip
+    """tool-review-v23 #9: an emptied patch file, or one that lost its first line (an editor,
+    a bad merge), stopped apply with git's words only (and a temporary path). The stop names
+    the restore; followed as written, apply goes through."""
+    name = three.names()[1]
+    path = three.dir / name
+    path.write_bytes(b"" if damage == "empty" else path.read_bytes().split(b"\n", 1)[1])
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and f"git mailsplit cannot read {name}" in out, out
+    assert "te-series-mailinfo-" not in out, out  # a temporary folder of its own
+    (fix,) = re.findall(r"restore it \((git checkout HEAD -- \S+), or", out)
+    sh("sh", "-c", fix, cwd=project)
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+
+
 @pytest.mark.parametrize("header", [b"From: ", b"Date: "])
 def test_a_mail_header_git_am_cannot_take_an_author_from_is_named(three, project, upstream,
                                                                    capsys, header):  # fmt: skip

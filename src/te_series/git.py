@@ -528,8 +528,14 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
         split = git_run("mailsplit", "--keep-cr", f"-o{mails}", "--", str(mbox), cwd=where)
         parts = sorted(mails.iterdir())
         if split.returncode != 0 or not parts:
-            said = split.stderr.strip() or "no mail in it"
-            raise SeriesError(f"git mailsplit cannot read {label}: {said}")
+            said = split.stderr.strip().replace(str(mbox), label) or "no mail in it"
+            path = shlex.quote(str(where / label))
+            raise SeriesError(
+                f"git mailsplit cannot read {label}: {said}. It is no mail as git format-patch "
+                f"writes one (a lost first line? an empty file?): restore it (git checkout HEAD "
+                f"-- {path}, or a version that git log -p -- {path} shows), then run the "
+                "command again."  # v23 #9
+            )
         if len(parts) > 1:
             # Each mail keeps its "From " line: the second one's is the line after the first
             # mail's.
