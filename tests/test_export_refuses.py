@@ -593,12 +593,38 @@ def test_a_commit_that_lost_its_note_is_named_not_dropped(three, project, capsys
     assert rc == 0 and f"unchanged {names[2]}" in out
 
 
+def test_a_reworded_commit_that_lost_its_note_is_named_by_its_change(three, project, capsys):
+    """tool-review-v24 #1: a reword with git's note rewriting off; the commit was matched by
+    subject only, so export said the patch had no commit and advised --drop, which deleted
+    the patch file with the notes written in it. It is matched by its change (patch-id);
+    noted as said, export writes the reword into that file, the notes kept."""
+    name, fork = three.names()[2], project / "fork"
+    path = three.dir / name
+    notes = b"Reviewer notes: keep me.\n\n"
+    path.write_bytes(path.read_bytes().replace(b"\n---\n", b"\n---\n" + notes, 1))
+    save(project, "notes for reviewers")
+    env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "notes.rewrite.amend",
+           "GIT_CONFIG_VALUE_0": "false"}  # fmt: skip
+    commit_amend(fork, msg("Test more, reworded"), env)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "export --drop" not in out, out
+    (cmd,) = re.findall(rf"is {name}: (git -C fork notes .*)", out)
+    sh(*shlex.split(cmd), cwd=project)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"rename {name} -> " in out, out
+    (new,) = [p for p in three.dir.glob("0003-*.patch")]
+    assert b"reworded" in new.read_bytes() and b"\n---\n" + notes in new.read_bytes()
+
+
 def test_export_refuses_to_empty_a_pr_group(three, project, upstream, capsys):
-    """A commit that lost its note and its subject: --drop must not move it to another PR."""
+    """A commit that lost its note, its subject and its change (so nothing names its patch):
+    --drop must not move it to another PR."""
     names = three.names()
     three.series_file.write_text(f"# pr: a\n{names[0]}\n{names[1]}\n\n# pr: b\n{names[2]}\n")
     save(project, "two groups")
     fork = project / "fork"
+    (fork / "tests/test_more.py").write_text("changed = 1\n")
+    sh("git", "add", "tests/test_more.py", cwd=fork)
     sh_env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "notes.rewrite.amend"}
     sh_env["GIT_CONFIG_VALUE_0"] = "false"
     commit_amend(fork, msg("Test more, reworded"), sh_env)

@@ -32,6 +32,7 @@ from .git import (
     merged_from_outside,
     note_names,
     object_id,
+    patch_ids,
     pulled_in,
     set_note,
     SplitMail,
@@ -774,13 +775,17 @@ def refuse_unnoted(tree, root, series, missing: list[str], revs, noted) -> None:
         for line in git("log", "--no-walk", "--format=%H %s", *unnoted, cwd=tree).splitlines()
     )
     name = rel(tree, root)
-    found = []
+    found, ids = [], None
     for n in missing:
         want = read_patch(series.dir / n).subject
         match = [r for r in unnoted if subject.get(r) == want]
+        if not match:  # reworded too: the same change (v24 #1)
+            ids = ids or patch_ids(tree, "--no-walk", *unnoted)
+            own = git_run("patch-id", "--stable", cwd=tree, input=(series.dir / n).read_bytes())
+            match = [r for r in unnoted if ids.get(r) == (own.stdout.split() or [b""])[0].decode()]
         if len(match) == 1:
             found.append(
-                f"commit {match[0][:12]} ({want!r}) is {n}: git -C {name} notes "
+                f"commit {match[0][:12]} ({subject.get(match[0])!r}) is {n}: git -C {name} notes "
                 f"--ref=te-series add -f -m {shlex.quote(n)} {match[0][:12]}"
             )
     if found:
