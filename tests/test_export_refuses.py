@@ -793,6 +793,79 @@ def test_a_pr_whose_commit_moved_is_told_to_move_its_block_not_to_go(three, proj
     assert groups[1][1][0].startswith("0002-PyTorch-Add-f"), groups
 
 
+def test_a_pr_whose_commit_moved_inside_another_pr_is_told_to_move_the_commit(three, project,
+                                                                             capsys):  # fmt: skip
+    """tool-review-v24 #3: PR c's only commit moved in fork/ between the two of PR b. Export
+    put b's second patch into PR c without a word (and, where the move emptied c, advised
+    moving c's block right after b's first line, which did the same). It refuses, names the
+    regrouping, and the commit moved back as said gets export through, the series as it was."""
+    fork = project / "fork"
+    commit(fork, {"tests/f.py": "F = 1\n"}, msg("Add f"))
+    assert te("export", capsys=capsys)[0] == 0
+    p1, p2, p3, p4 = three.names()
+    group_prs(three, f"# pr: a on main\n{p1}\n# pr: b on main\n{p2}\n{p3}\n# pr: c on a\n{p4}\n",
+              "three PRs")  # fmt: skip
+    into_b = 'f(){ l=$(sed -n 4p "$1"); sed -i 4d "$1"; sed -i "2a $l" "$1"; }; f'
+    back = 'f(){ l=$(sed -n 3p "$1"); sed -i 3d "$1"; sed -i "3a $l" "$1"; }; f'
+    sh("git", "rebase", "-q", "-i", "HEAD~4", cwd=fork, env={"GIT_SEQUENCE_EDITOR": into_b})
+    before = three.series_file.read_text()
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and f"would move {p3} from PR 'b' to PR 'c'" in out, out
+    (cmd,) = re.findall(r"Move the commits back \((git -C fork rebase -i \w+)\)", out)
+    sh(*shlex.split(cmd), cwd=project, env={"GIT_SEQUENCE_EDITOR": back})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and three.series_file.read_text() == before, out
+
+
+def test_a_prs_only_commit_moved_inside_another_pr_is_told_to_move_the_commit(three, project,
+                                                                              capsys):  # fmt: skip
+    """tool-review-v24 #3: PR c's only commit moved in fork/ between the first two of PR b's
+    three. The advice was to move c's block right after b's first line, which put b's other
+    patches into PR c without a word. No line of the series can say that; move the commit."""
+    fork = project / "fork"
+    commit(fork, {"tests/f.py": "F = 1\n"}, msg("Add f"))
+    commit(fork, {"tests/g.py": "G = 1\n"}, msg("Add g"))
+    assert te("export", capsys=capsys)[0] == 0
+    p1, p2, p3, p4, p5 = three.names()
+    group_prs(three, f"# pr: a on main\n{p1}\n# pr: b on main\n{p2}\n{p3}\n{p4}\n# pr: c on a\n"
+              f"{p5}\n", "three PRs")  # fmt: skip
+    into_b = 'f(){ l=$(sed -n 5p "$1"); sed -i 5d "$1"; sed -i "2a $l" "$1"; }; f'
+    back = 'f(){ l=$(sed -n 3p "$1"); sed -i 3d "$1"; sed -i "4a $l" "$1"; }; f'
+    sh("git", "rebase", "-q", "-i", "HEAD~5", cwd=fork, env={"GIT_SEQUENCE_EDITOR": into_b})
+    before = three.series_file.read_text()
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 2 and f"now stand inside PR 'b', between {p2} and {p3}" in out, out
+    assert "Move its '# pr:' line" not in out, out
+    (cmd,) = re.findall(r"\((git -C fork rebase -i \w+)\) back", out)
+    sh(*shlex.split(cmd), cwd=project, env={"GIT_SEQUENCE_EDITOR": back})
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and three.series_file.read_text() == before, out
+
+
+def test_a_prs_only_commit_moved_to_the_bottom_is_told_to_put_its_block_first(three, project,
+                                                                              capsys):  # fmt: skip
+    """tool-review-v24 #3b: the advice said "above the first patch line", which, read as
+    written (below the first '# pr:' line), emptied the first PR and got an advice to delete
+    it. Its block goes above the first '# pr:' line, on main; followed as written, export
+    takes it."""
+    fork = project / "fork"
+    commit(fork, {"tests/f.py": "F = 1\n"}, msg("Add f"))
+    assert te("export", capsys=capsys)[0] == 0
+    p1, p2, p3, p4 = three.names()
+    group_prs(three, f"# pr: a on main\n{p1}\n# pr: b on a\n{p2}\n{p3}\n# pr: c on b\n{p4}\n",
+              "three PRs")  # fmt: skip
+    first = 'f(){ l=$(sed -n 4p "$1"); sed -i 4d "$1"; sed -i "1i $l" "$1"; }; f'
+    sh("git", "rebase", "-q", "-i", "HEAD~4", cwd=fork, env={"GIT_SEQUENCE_EDITOR": first})
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    (line,) = re.findall(r"above the first '# pr:' line, on main \('(# pr: c on main)'\)", out)
+    text = three.series_file.read_text().replace(f"# pr: c on b\n{p4}\n", "")
+    three.series_file.write_text(f"{line}\n{p4}\n{text}")
+    save(project, "PR c first")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert [g for g, _, _ in three.groups()[0]] == ["c", "a", "b"]
+
+
 def test_an_export_undone_in_patches_is_named_as_a_change_not_a_lost_commit(
     three, project, upstream, capsys
 ):

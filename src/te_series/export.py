@@ -693,7 +693,7 @@ def plan(
             f"tree ({verbs['rebuild']}; the old tree is kept whole in a backup)."
         )
     text = merge_series(entries, slot, owner, names)
-    refuse_emptied_groups(tree, root, series, entries, text, owner)
+    refuse_emptied_groups(tree, root, series, entries, text, owner, names, state.base)
     changed, added, unchanged = [], [], []
     for n, blob in data.items():
         old = series.dir / n
@@ -724,7 +724,7 @@ def plan(
     return p
 
 
-def refuse_emptied_groups(tree, root, series, entries, text: str, owner) -> None:
+def refuse_emptied_groups(tree, root, series, entries, text: str, owner, names, base) -> None:
     """An export must not leave a `# pr:` group that has patches without any (its commits
     moved in fork/, `owner`: say where; or gone), nor write a series file that check rejects
     (a PR on one taken out, v13 #5)."""
@@ -733,18 +733,43 @@ def refuse_emptied_groups(tree, root, series, entries, text: str, owner) -> None
         g for g, names, _ in groups if names and not dict((a, n) for a, n, _ in after).get(g)
     ]
     mine = {g: [n for n in names if n in owner] for g, names, _ in groups}
+    of = {n: slug for slug, names, _ in groups for n in names}
     moved = [g for g in emptied if mine[g]]  # their commits stand elsewhere in fork/ (v14 #2)
     if moved:
         g, at = moved[0], min(owner.index(n) for n in mine[moved[0]])
+        end = max(owner.index(n) for n in mine[g])
         prev = next((o for o in reversed(owner[:at]) if o and o not in mine[g]), None)
+        nxt = next((o for o in owner[end + 1 :] if o and o not in mine[g]), None)
+        if prev and nxt and of.get(prev) == of.get(nxt) != g:  # inside a PR (v24 #3)
+            raise SeriesError(
+                f"export would leave PR group {g!r} of {series.label} without patches: its "
+                f"commit(s) ({', '.join(mine[g])}) now stand inside PR {of[prev]!r}, between "
+                f"{prev} and {nxt}, where no line of {series.label} can make them a PR of "
+                f"their own. Nothing was written. Move them in {rel(tree, root)}/ (git -C "
+                f"{rel(tree, root)} rebase -i {base[:12]}) back, or to where a PR starts or "
+                "ends, and export again."
+            )
         raise SeriesError(
             f"export would leave PR group {g!r} of {series.label} without patches, though its "
             f"commit(s) ({', '.join(mine[g])}) are in {rel(tree, root)}/ with their notes, only "
             "moved (export would list them under another PR). Nothing was written. Move its "
             "'# pr:' line, with its patches' lines, "
-            + (f"right after the line {prev}" if prev else "above the first patch line")
+            + (f"right after the line {prev}" if prev else
+               f"above the first '# pr:' line, on main ('# pr: {g} on main')")  # fmt: skip
             + f" in {series.label} (where its commits now stand), commit, and export again; or "
             f"move the commits back in {rel(tree, root)}/."
+        )
+    of_now = {n: slug for slug, names_, _ in after for n in names_}
+    regrouped = [(o, of[o], of_now.get(n)) for o, n in zip(owner, names)
+                 if o in of and of_now.get(n) not in (of[o], None)]  # fmt: skip
+    if regrouped:  # a commit moved into another PR's run: the series would say so (v24 #3)
+        o, was, now = regrouped[0]
+        raise SeriesError(
+            f"export would move {o} from PR {was!r} to PR {now!r} in {series.label}: in "
+            f"{rel(tree, root)}/ a commit of another PR now stands among PR {was!r}'s. Nothing "
+            f"was written. Move the commits back (git -C {rel(tree, root)} rebase -i "
+            f"{base[:12]}), or to where a PR starts or ends; to regroup on purpose, move the "
+            f"lines in {series.label} yourself, commit, and export again."
         )
     if emptied:
         raise SeriesError(
