@@ -191,10 +191,13 @@ def upstream_copy_above_the_series(c) -> None:
 
 
 def lost_note_in_group_b(c) -> None:
-    """Patches 1-2 in `# pr: a`, 3 in `# pr: b`; patch 3's commit reworded without its note."""
+    """Patches 1-2 in `# pr: a`, 3 in `# pr: b`; patch 3's commit reworded and changed
+    without its note (so neither its subject nor its change names its patch)."""
     three = Series(c.project / "patches", c.project)
     three.series_file.write_text(f"# pr: a\n{P1}\n{P2}\n\n# pr: b\n{P3}\n")
     save(c.project, "two groups")
+    (c.fork / "tests/test_more.py").write_text("changed = 1\n")
+    sh("git", "add", "tests/test_more.py", cwd=c.fork)
     sh("git", "-c", "notes.rewrite.amend=false", "commit", "-q", "--amend", "-m",
        msg("Test more, reworded"), cwd=c.fork)  # fmt: skip
 

@@ -833,3 +833,17 @@ def test_a_scratch_tree_of_a_killed_rebase_does_not_stop_a_rebuild(three, projec
     assert "/.git/te-series/carry-" in listed, listed
     rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
     assert rc == 0 and "linked worktree" not in out, out
+
+
+def test_a_rebase_refused_for_edits_in_fork_says_to_run_the_rebase_again(three, project,
+                                                                         upstream, capsys):  # fmt: skip
+    """tool-review-v24 #4: the refusal of a fork/ with uncommitted edits ended "then export
+    again", which does not rebase. Followed as written (the stash), the rebase runs."""
+    fork = project / "fork"
+    commit(upstream, {"README": "upstream news\n"}, "Upstream news")
+    (fork / "tests/test_fuser.py").write_text("edited = 1\n")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "export again" not in out and "then run the rebase again" in out, out
+    (stash,) = re.findall(r"stash them \((git -C fork stash)\)", out)
+    sh(*shlex.split(stash), cwd=project)
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 0

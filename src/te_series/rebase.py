@@ -116,16 +116,16 @@ def carry_prerequisites(fork, series, onto: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def export_refusal():
-    """One of export's refusals inside a rebase: its way on is this rebase's --continue, not
-    export (v14 #3)."""
+def export_refusal(again: str = "te-series rebase --continue"):
+    """One of export's refusals inside a rebase: its way on is this rebase's --continue (or,
+    before it starts, the rebase again: v24 #4), not export (v14 #3)."""
     try:
         yield
     except SeriesError as e:
-        said = str(e).replace("export again", "te-series rebase --continue")
-        raise SeriesError(
-            f"{said}\n(After a rebase: te-series rebase --continue [--drop NAME], or --abort.)"
-        ) from None
+        said = str(e).replace("export again", again)
+        if again.endswith("--continue"):
+            said += "\n(After a rebase: te-series rebase --continue [--drop NAME], or --abort.)"
+        raise SeriesError(said) from None
 
 
 def finish(root, fork, series, drops) -> int:
@@ -506,7 +506,8 @@ def run(args) -> int:
         return finish(root, fork, series, drops)
     if not args.onto:
         raise SeriesError("say where to: te-series rebase --onto COMMIT [--te-src PATH]")
-    state = check_tree(fork, root)
+    with export_refusal("run the rebase again (a commit of them is a patch of the series)"):
+        state = check_tree(fork, root)
     onto = resolve(fork, args.onto, args.te_src, state.base)
     upstream = state.upstream or state.base
     # base.toml may have moved since fork/ was made (a pull): then the rebase may go there,
