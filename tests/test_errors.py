@@ -108,7 +108,7 @@ def test_a_byte_order_mark_in_a_patch_file_is_named_and_its_advice_takes_it_off(
     assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
 
 
-@pytest.mark.parametrize("damage", ["empty", "first-line-lost"])
+@pytest.mark.parametrize("damage", ["empty", "first-line-lost", "committed"])
 def test_a_patch_file_git_cannot_split_gets_the_command_that_restores_it(three, project, upstream,
                                                                          capsys, damage):  # fmt: skip
     """tool-review-v23 #9: an emptied patch file, or one that lost its first line (an editor,
@@ -117,10 +117,16 @@ def test_a_patch_file_git_cannot_split_gets_the_command_that_restores_it(three, 
     name = three.names()[1]
     path = three.dir / name
     path.write_bytes(b"" if damage == "empty" else path.read_bytes().split(b"\n", 1)[1])
+    if damage == "committed":  # v25 F1: then HEAD's is the damaged one
+        save(project, "a damaged patch")
     rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
     assert rc == 2 and f"git mailsplit cannot read {name}" in out, out
     assert "te-series-mailinfo-" not in out, out  # a temporary folder of its own
-    (fix,) = re.findall(r"restore it \((git checkout HEAD -- \S+), or", out)
+    (fix,) = re.findall(r"restore it \((git checkout HEAD -- \S+), where", out)
+    if damage == "committed":
+        (log, fix) = re.findall(r"else (git log --oneline -- \S+) lists its versions: "
+                                r"(git checkout REV -- \S+)\)", out)[0]  # fmt: skip
+        fix = fix.replace("REV", sh("sh", "-c", log, cwd=project).split("\n")[1].split()[0])
     sh("sh", "-c", fix, cwd=project)
     assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
 

@@ -307,6 +307,33 @@ def test_an_ignored_sigint_stays_ignored_while_git_runs(tmp_path, sig):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_a_patch_noted_before_its_record_counts_as_made_from_its_file(three, project, upstream,
+                                                                       capsys, monkeypatch):  # fmt: skip
+    """tool-review-v25 F2: apply killed after a patch's note, before its record: --continue
+    finished the tree, but the patch file counted as "changed since fork/ was made from it"
+    for good, and export refused a later edit of that commit with advice that cannot work
+    (the same change in fork/) or loses it (a rebuild). The file's record is written before
+    its commit is made."""
+    shutil.rmtree(project / "fork")
+    real, calls = worktree.set_note, []
+
+    def killed_after_the_second_note(*args):
+        real(*args)
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # nothing of the tool's runs after it, as for a SIGKILL
+
+    monkeypatch.setattr(worktree, "set_note", killed_after_the_second_note)
+    assert te("apply", "--te-src", str(upstream))[0] == 130
+    monkeypatch.setattr(worktree, "set_note", real)
+    assert te("apply", "--continue")[0] == 0
+    rc, out = te("status", capsys=capsys)
+    assert rc == 0 and "changed since" not in out, out
+    reword_line(project / "fork", "HEAD~3", 2, "s/Make route/Make the route/")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "rename 0002-" in out, out
+
+
 def test_interrupted_apply_says_where_and_export_refuses(
     three, project, upstream, capsys, monkeypatch
 ):

@@ -420,7 +420,7 @@ def test_rebase_abort_at_a_conflict_keeps_the_edits_made_at_the_stop(
     sh("git", "add", "tests/new.py", cwd=fork)
     (fork / "tests/test_more.py").write_text("my draft\n")  # patch 3 creates it: untracked
     rc, out = te("rebase", "--abort", capsys=capsys)
-    assert rc == 0, out
+    assert rc == 0 and f"back on the series as it was, at {head[:12]}" in out, out  # v25 F4
     assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
     assert (fork / "tests/test_more.py").read_text() == series_more
     branch = f"te-series/aborted-rebase-{stop[:12]}"
@@ -847,3 +847,11 @@ def test_a_rebase_refused_for_edits_in_fork_says_to_run_the_rebase_again(three, 
     (stash,) = re.findall(r"stash them \((git -C fork stash)\)", out)
     sh(*shlex.split(stash), cwd=project)
     assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 0
+
+
+@pytest.mark.parametrize("verb", ["--abort", "--continue"])
+def test_a_rebase_verb_without_fork_says_so(project, capsys, verb):
+    """tool-review-v25 F3: without fork/, `rebase --abort` gave an OS error with "fix that
+    (free space or a permission), then run the command again", which gave the same."""
+    rc, out = te("rebase", verb, capsys=capsys)
+    assert rc == 2 and "fork/ does not exist, so no te-series rebase is in progress" in out, out

@@ -533,8 +533,9 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
             raise SeriesError(
                 f"git mailsplit cannot read {label}: {said}. It is no mail as git format-patch "
                 f"writes one (a lost first line? an empty file?): restore it (git checkout HEAD "
-                f"-- {path}, or a version that git log -p -- {path} shows), then run the "
-                "command again."  # v23 #9
+                f"-- {path}, where the damage is not committed; else git log --oneline -- "
+                f"{path} lists its versions: git checkout REV -- {path}), then run the command "
+                "again."  # v23 #9, v25 F1
             )
         if len(parts) > 1:
             # Each mail keeps its "From " line: the second one's is the line after the first

@@ -423,7 +423,8 @@ def abort(fork) -> int:
         git("reset", "-q", "--keep", state.rebase_from, cwd=fork)
     state.rebase_onto = state.rebase_from = state.rebase_prerequisites = None
     write_state(fork, state)
-    print(f"rebase aborted; fork/ is back on the series at {state.base[:12]}{kept}")
+    at = object_id(fork, "HEAD")[:12]  # the series' tip, not its base (v25 F4)
+    print(f"rebase aborted; fork/ is back on the series as it was, at {at}{kept}")
     print(half_written(fork.parent, onto) or "", end="")
     return 0
 
@@ -497,6 +498,8 @@ def run(args) -> int:
     drops = args.drop or []
     if (fork.exists() or fork.is_symlink()) and not (fork / ".git").exists():
         raise not_a_work_tree(fork, root)  # a file, a link to nothing or a loop (v15 #7)
+    if (args.abort or args.continue_) and not fork.exists():  # v25 F3: a generic OS error
+        raise SeriesError("fork/ does not exist, so no te-series rebase is in progress there")
     if args.abort:
         return abort(fork)
     if args.continue_:

@@ -945,6 +945,7 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
         name = state.patches[state.applied]
         progress(f"[{state.applied + 1}/{total}] git am -3 {name}")
         record_file(state, series.dir / name)
+        write_state(repo, state)  # before its commit: a kill after the note keeps it (v25 F2)
 
         def stopped(failed: bool = True) -> None:
             state.failed = name if failed else None
