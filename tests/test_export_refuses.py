@@ -764,19 +764,37 @@ def test_emptying_a_pr_group_says_how_to_put_the_prs_on_it_on_its_base(three, pr
     assert three.series_file.read_text() == f"# pr: a on main\n{p1}\n# pr: c on a\n{renumbered}\n"
 
 
+def move_line(line: int, after: int) -> str:
+    """A GIT_SEQUENCE_EDITOR that moves the todo's line `line` to after line `after` (0: first)."""
+    put = f'sed -i "1i $l" "$1"' if after == 0 else f'sed -i "{after}a $l" "$1"'
+    return f'f(){{ l=$(sed -n {line}p "$1"); sed -i {line}d "$1"; {put}; }}; f'
+
+
+# PRs a (patch 1), b (2, 3) and c (4), for prs_with_a_commit_moved
+THREE_PRS = "# pr: a on main\n{}\n# pr: b on main\n{}\n{}\n# pr: c on a\n{}\n"
+
+
+def prs_with_a_commit_moved(three, project, capsys, adds: str, groups: str, move: str):
+    """Commits adding tests/<x>.py for each letter x of `adds`, exported; the series grouped
+    as `groups` (its {} the patch names, in order); then fork/'s commits reordered by `move`.
+    The patch names before the move."""
+    fork = project / "fork"
+    for x in adds:
+        commit(fork, {f"tests/{x}.py": f"{x.upper()} = 1\n"}, msg(f"Add {x}"))
+    assert te("export", capsys=capsys)[0] == 0
+    names = three.names()
+    group_prs(three, groups.format(*names), "PRs")
+    sh("git", "rebase", "-q", "-i", f"HEAD~{len(names)}", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": move})  # fmt: skip
+    return names
+
+
 def test_a_pr_whose_commit_moved_is_told_to_move_its_block_not_to_go(three, project, capsys):
     """tool-review-v14 #2: PR c's only commit moved in fork/ (git rebase -i) to the end of PR
     a. The refusal offered a lost note, or emptying the group, which deleted PR c and put its
     patch into PR a. It now says the commits are there, only moved, and to move c's block in
     patches/series to where they stand; followed as written, export takes it as is."""
-    fork = project / "fork"
-    commit(fork, {"tests/f.py": "F = 1\n"}, msg("Add f"))
-    assert te("export", capsys=capsys)[0] == 0
-    p1, p2, p3, p4 = three.names()
-    group_prs(three, f"# pr: a on main\n{p1}\n# pr: b on main\n{p2}\n{p3}\n# pr: c on a\n{p4}\n",
-              "three PRs")  # fmt: skip
-    move = 'f(){ l=$(sed -n 4p "$1"); sed -i 4d "$1"; sed -i "1a $l" "$1"; }; f'
-    sh("git", "rebase", "-q", "-i", "HEAD~4", cwd=fork, env={"GIT_SEQUENCE_EDITOR": move})
+    p1, _, _, p4 = prs_with_a_commit_moved(three, project, capsys, "f", THREE_PRS, move_line(4, 1))
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 2 and f"commit(s) ({p4}) are in fork/ with their notes, only moved" in out, out
     assert "empty the group" not in out and "delete" not in out, out
@@ -793,50 +811,30 @@ def test_a_pr_whose_commit_moved_is_told_to_move_its_block_not_to_go(three, proj
     assert groups[1][1][0].startswith("0002-PyTorch-Add-f"), groups
 
 
-def test_a_pr_whose_commit_moved_inside_another_pr_is_told_to_move_the_commit(three, project,
-                                                                             capsys):  # fmt: skip
-    """tool-review-v24 #3: PR c's only commit moved in fork/ between the two of PR b. Export
-    put b's second patch into PR c without a word (and, where the move emptied c, advised
-    moving c's block right after b's first line, which did the same). It refuses, names the
-    regrouping, and the commit moved back as said gets export through, the series as it was."""
-    fork = project / "fork"
-    commit(fork, {"tests/f.py": "F = 1\n"}, msg("Add f"))
-    assert te("export", capsys=capsys)[0] == 0
-    p1, p2, p3, p4 = three.names()
-    group_prs(three, f"# pr: a on main\n{p1}\n# pr: b on main\n{p2}\n{p3}\n# pr: c on a\n{p4}\n",
-              "three PRs")  # fmt: skip
-    into_b = 'f(){ l=$(sed -n 4p "$1"); sed -i 4d "$1"; sed -i "2a $l" "$1"; }; f'
-    back = 'f(){ l=$(sed -n 3p "$1"); sed -i 3d "$1"; sed -i "3a $l" "$1"; }; f'
-    sh("git", "rebase", "-q", "-i", "HEAD~4", cwd=fork, env={"GIT_SEQUENCE_EDITOR": into_b})
-    before = three.series_file.read_text()
-    rc, out = te("export", "--dry-run", capsys=capsys)
-    assert rc == 2 and f"would move {p3} from PR 'b' to PR 'c'" in out, out
-    (cmd,) = re.findall(r"Move the commits back \((git -C fork rebase -i \w+)\)", out)
-    sh(*shlex.split(cmd), cwd=project, env={"GIT_SEQUENCE_EDITOR": back})
-    rc, out = te("export", capsys=capsys)
-    assert rc == 0 and three.series_file.read_text() == before, out
+# A commit moved inside another PR's run (tool-review-v24 #3): commits added, groups, the move,
+# what export says (of the patch names), the move back. "regrouped": PR c's only commit between
+# the two of PR b; export put b's second patch into PR c without a word. "emptied": between
+# the first two of b's three; the advice was to move c's block right after b's first line,
+# which put b's other patches into PR c. No line of the series can say either: move the commit.
+MOVED_INSIDE = {
+    "regrouped": ("f", THREE_PRS, move_line(4, 2), "would move {2} from PR 'b' to PR 'c'",
+                  move_line(3, 3)),
+    "emptied": ("fg", "# pr: a on main\n{}\n# pr: b on main\n{}\n{}\n{}\n# pr: c on a\n{}\n",
+                move_line(5, 2), "now stand inside PR 'b', between {1} and {2}", move_line(3, 4)),
+}  # fmt: skip
 
 
-def test_a_prs_only_commit_moved_inside_another_pr_is_told_to_move_the_commit(three, project,
-                                                                              capsys):  # fmt: skip
-    """tool-review-v24 #3: PR c's only commit moved in fork/ between the first two of PR b's
-    three. The advice was to move c's block right after b's first line, which put b's other
-    patches into PR c without a word. No line of the series can say that; move the commit."""
-    fork = project / "fork"
-    commit(fork, {"tests/f.py": "F = 1\n"}, msg("Add f"))
-    commit(fork, {"tests/g.py": "G = 1\n"}, msg("Add g"))
-    assert te("export", capsys=capsys)[0] == 0
-    p1, p2, p3, p4, p5 = three.names()
-    group_prs(three, f"# pr: a on main\n{p1}\n# pr: b on main\n{p2}\n{p3}\n{p4}\n# pr: c on a\n"
-              f"{p5}\n", "three PRs")  # fmt: skip
-    into_b = 'f(){ l=$(sed -n 5p "$1"); sed -i 5d "$1"; sed -i "2a $l" "$1"; }; f'
-    back = 'f(){ l=$(sed -n 3p "$1"); sed -i 3d "$1"; sed -i "4a $l" "$1"; }; f'
-    sh("git", "rebase", "-q", "-i", "HEAD~5", cwd=fork, env={"GIT_SEQUENCE_EDITOR": into_b})
+@pytest.mark.parametrize("case", MOVED_INSIDE)
+def test_a_commit_moved_inside_another_pr_is_told_to_move_the_commit(three, project, capsys,
+                                                                     case):  # fmt: skip
+    """Export refuses, names what it would do, and the move back it gives, made as said,
+    gets export through with the series as it was."""
+    adds, groups, move, says, back = MOVED_INSIDE[case]
+    names = prs_with_a_commit_moved(three, project, capsys, adds, groups, move)
     before = three.series_file.read_text()
     rc, out = te("export", "--dry-run", capsys=capsys)
-    assert rc == 2 and f"now stand inside PR 'b', between {p2} and {p3}" in out, out
-    assert "Move its '# pr:' line" not in out, out
-    (cmd,) = re.findall(r"\((git -C fork rebase -i \w+)\) back", out)
+    assert rc == 2 and says.format(*names) in out and "Move its '# pr:' line" not in out, out
+    (cmd,) = re.findall(r"\((git -C fork rebase -i \w+)\)", out)
     sh(*shlex.split(cmd), cwd=project, env={"GIT_SEQUENCE_EDITOR": back})
     rc, out = te("export", capsys=capsys)
     assert rc == 0 and three.series_file.read_text() == before, out
@@ -848,14 +846,8 @@ def test_a_prs_only_commit_moved_to_the_bottom_is_told_to_put_its_block_first(th
     written (below the first '# pr:' line), emptied the first PR and got an advice to delete
     it. Its block goes above the first '# pr:' line, on main; followed as written, export
     takes it."""
-    fork = project / "fork"
-    commit(fork, {"tests/f.py": "F = 1\n"}, msg("Add f"))
-    assert te("export", capsys=capsys)[0] == 0
-    p1, p2, p3, p4 = three.names()
-    group_prs(three, f"# pr: a on main\n{p1}\n# pr: b on a\n{p2}\n{p3}\n# pr: c on b\n{p4}\n",
-              "three PRs")  # fmt: skip
-    first = 'f(){ l=$(sed -n 4p "$1"); sed -i 4d "$1"; sed -i "1i $l" "$1"; }; f'
-    sh("git", "rebase", "-q", "-i", "HEAD~4", cwd=fork, env={"GIT_SEQUENCE_EDITOR": first})
+    groups = "# pr: a on main\n{}\n# pr: b on a\n{}\n{}\n# pr: c on b\n{}\n"
+    *_, p4 = prs_with_a_commit_moved(three, project, capsys, "f", groups, move_line(4, 0))
     rc, out = te("export", "--dry-run", capsys=capsys)
     (line,) = re.findall(r"above the first '# pr:' line, on main \('(# pr: c on main)'\)", out)
     text = three.series_file.read_text().replace(f"# pr: c on b\n{p4}\n", "")
