@@ -782,6 +782,13 @@ def test_a_pick_refused_for_a_file_in_its_way_is_named_and_continue_gets_past(
     assert sh("git", "rev-list", "--count", f"{base}..series", cwd=fork).strip() == str(len(names))
     kept = sh("git", "stash", "show", "-p", "--include-untracked", cwd=fork)
     assert "+my draft" in kept, kept  # never away
+    # tool-review-v26 #2: the pop it first named fails where the patch now has the file; the
+    # show it names by the file's kind brings the draft back
+    took = re.findall(r"\((git -C fork show 'stash@\{0\}\^3:PATH')[^(]*?(git -C fork show "
+                      r"'stash@\{0\}:PATH') for a changed one\)", out + advice)  # fmt: skip
+    assert took, out
+    show = took[0][1 if added else 0].replace("PATH", draft)
+    assert sh(*shlex.split(show), cwd=project) == "my draft\n"
 
 
 def test_abort_after_a_pull_of_base_toml_leaves_uncommitted_notes_alone(three, project, upstream,

@@ -802,8 +802,11 @@ def put_aside(repo: Path, paths: list[str], what: str, shown: str,
         print(
             f"{shown}/ had changes to files of {what} that HEAD does not have (yours, or "
             f"a failed git's): {', '.join(changed)}. They are kept in git -C {shown} stash "
-            f"list (stash@{{0}}); git -C {shown} stash pop brings them back {when}."
-        )
+            f"list (stash@{{0}}); git -C {shown} stash pop brings them back {when}, where "
+            f"those files are as they were; where a patch now has one, take yours by name "
+            f"(git -C {shown} show 'stash@{{0}}^3:PATH' for a file git did not track, git -C "
+            f"{shown} show 'stash@{{0}}:PATH' for a changed one) into a file of another name."
+        )  # v26 #2: a pop fails where the patch now owns the path
 
 
 def failure_detail(repo: Path, patch: Path, include: str | None, proc) -> tuple[str, bool]:
