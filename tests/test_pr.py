@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 
 import pytest
 
@@ -269,6 +271,38 @@ def test_pr_removes_only_files_it_wrote(three, project, upstream, tmp_path, caps
     (out / "all" / "notes.txt").unlink()
     assert te("pr", "--te-src", str(upstream), "--out", str(out), *WHO)[0] == 0
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == wrote
+
+
+# te-series pr in a process of its own, SIGKILLed at its K-th file copy (shutil.copyfile).
+KILLED_AT_COPY = """
+import os, shutil, signal, sys
+from te_series import cli
+copyfile, n = shutil.copyfile, [0]
+def dies(*args, **kwargs):
+    n[0] += 1
+    if n[0] == int(os.environ["KILL_AT"]):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return copyfile(*args, **kwargs)
+shutil.copyfile = dies
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 7])
+def test_a_killed_pr_leaves_its_output_its_own(three, project, upstream, tmp_path, k):
+    """v26 #3: pr SIGKILLed while it wrote OUT left its record of what it wrote empty, and
+    the next pr refused pr's own files as "files te-series pr did not write"."""
+    group_all(three, project)
+    out = tmp_path / "pr-out"
+    args = ["pr", "--te-src", str(upstream), "--out", str(out), *WHO]
+    assert te(*args)[0] == 0
+    wrote = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    env = {**os.environ, "KILL_AT": str(k), "TE_SERIES_ROOT": str(project)}
+    killed = subprocess.run([sys.executable, "-c", KILLED_AT_COPY, *args], env=env, cwd=project,
+                            capture_output=True, check=False)  # fmt: skip
+    assert killed.returncode == -9, killed.stderr
+    assert te(*args)[0] == 0
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == wrote
 
 
 def test_pr_marker_cannot_remove_files_outside_out(three, project, upstream, tmp_path):

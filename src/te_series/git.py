@@ -46,7 +46,7 @@ BOT = {
 # what a user setting adds to the output the tool reads (a signature check before each
 # commit of a `git log`, colours), and how a rebase goes (other branches, backend, rerere). Each is tested (tests/test_git_isolation.py). format-patch reads no .gitattributes of the tree
 # (format_patch); .git/info/attributes is refused where it would change a patch
-# (refuse_info_attributes).
+# (refuse_info_attributes), and a merge driver wherever git merges (refuse_merge_drivers).
 PINNED = {
     "commit.gpgsign": "false",
     "core.hooksPath": os.devnull,
@@ -75,6 +75,9 @@ PINNED = {
     "rebase.autoStash": "false",
     "rebase.autoSquash": "false",
     "rerere.enabled": "false",
+    # merge.default=union resolved every conflict by keeping both sides (v26 #1); an empty
+    # name is no driver's, so git merges text, as without the setting
+    "merge.default": "",
     # what git am writes into a commit: a Message-Id header copied into the message on each
     # apply (am.messageid, v22 R1), cut messages, stripped CRs
     "am.messageid": "false",
@@ -145,6 +148,8 @@ def git_run(
 
     """
     as_text = not isinstance(input, bytes) if text is None else text
+    if args and args[0] in MERGING and not {"--abort", "--quit"} & set(args):
+        refuse_merge_drivers(Path(cwd))
     with no_interrupt():
         proc = subprocess.run(
             ["git", *GIT_OVERRIDES, *args],
@@ -177,6 +182,37 @@ def git_run(
             "run te-series status to see where things stand"
         )
     return proc
+
+
+# The gits that merge a patch into a tree (its 3-way merge).
+MERGING = {"am", "rebase", "cherry-pick", "merge", "revert"}
+
+
+def refuse_merge_drivers(tree: Path) -> None:
+    """Refuse a merge driver (`merge=NAME`) in tree's .git/info/attributes or in a
+    .gitattributes of its files: git would resolve a conflict of a patch by itself (union
+    keeps both sides; a driver of the user's config does what it does), and the patch would
+    change with no stop (v26 #1). Read here, not by git: no git step is added."""
+    info = tree / ".git" / "info" / "attributes"
+    found = [info] if info.is_file() else []
+    for folder, subdirs, files in os.walk(tree):
+        subdirs[:] = [d for d in subdirs if d != ".git"]
+        found += [Path(folder) / ".gitattributes"] if ".gitattributes" in files else []
+    for path in found:
+        try:
+            lines = path.read_text(errors="replace").splitlines()
+        except OSError:  # a link to nothing: git reads no attributes there either
+            continue
+        for n, line in enumerate(lines, 1):
+            driver = [a for a in line.split()[1:] if a.startswith("merge=")]
+            if driver and not line.lstrip().startswith("#"):
+                where = f"{tree.name}/{rel(path, tree)}"
+                raise SeriesError(
+                    f"{where}, line {n}, sets a merge driver ({driver[0]}): git would resolve "
+                    f"a conflict of a patch by itself and change the patch with no stop. "
+                    f"Remove that line (or the file), then go on as te-series status says; "
+                    f"git did not run."
+                )
 
 
 def own_repository(cwd: Path) -> dict:

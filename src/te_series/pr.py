@@ -29,6 +29,7 @@ from .base import init_git_base, prerequisite_needs
 from .worktree import build_prs, refuse_out
 
 MARKER = ".te-series-pr"
+PART = ".te-series-pr.part"  # a file being put in place (a killed run's is removed)
 MARKER_HEAD = "written by te-series pr; the next run replaces these files:\n"
 RESERVED = re.compile(r"(^|\.)(invalid|example|test|localhost|example\.(com|net|org))$")
 EMAIL_RE = re.compile(r"[^\s<>@,;:\"()\[\]]+@[^\s<>@,;:\"()\[\]]+")
@@ -157,7 +158,7 @@ def walk_out(out: Path, root: Path) -> set[str]:
                     "place), or choose another --out; nothing was written."
                 )
         files |= {(Path(top) / n).relative_to(out).as_posix() for n in names}
-    return files - {MARKER}
+    return files - {MARKER, PART}
 
 
 def prepare_out(out: Path, root: Path) -> None:
@@ -212,16 +213,23 @@ def prepare_out(out: Path, root: Path) -> None:
             if not any((out / d).iterdir()):
                 (out / d).rmdir()
     out.mkdir(parents=True, exist_ok=True)
-    (out / MARKER).write_text(MARKER_HEAD)
+    (out / PART).unlink(missing_ok=True)
 
 
-def write_marker(out: Path, root: Path) -> None:
-    """List what pr wrote, with each file's blob id, so that the next run replaces those
-    files (while unchanged) and no others."""
-    if out.is_dir():
-        names = sorted(walk_out(out, root))
-        lines = "".join(f"{blob_id((out / n).read_bytes())} {n}\n" for n in names)
-        (out / MARKER).write_text(MARKER_HEAD + lines)
+def place(made: Path, out: Path) -> None:
+    """Put the files pr made (in `made`) into out: first the list of them with each one's
+    blob id, so that the next run replaces those files (while unchanged) and no others, then
+    each file whole (copied to PART, renamed into place). A run killed at any point leaves
+    only files its list names, as pr wrote them (v26 #3: a list written last, when a kill
+    had left it empty, disowned pr's own files)."""
+    names = sorted(p.relative_to(made).as_posix() for p in made.rglob("*") if p.is_file())
+    listed = "".join(f"{blob_id((made / n).read_bytes())} {n}\n" for n in names)
+    (out / PART).write_text(MARKER_HEAD + listed)
+    os.replace(out / PART, out / MARKER)
+    for name in names:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(made / name, out / PART)
+        os.replace(out / PART, out / name)
 
 
 def run(args) -> int:
@@ -282,21 +290,22 @@ def run(args) -> int:
             summary.append((slug, base if on == "main" else f"pr/{on}", group))
         branches = [f"pr/{slug}" for slug, *_ in groups]
         scan(repo, base, branches, placeholder)
+        made = Path(tmp) / "out"
+        made.mkdir()
+        git("bundle", "create", "-q", str(made / "pr.bundle"), *branches, f"^{base}", cwd=repo)
+        for slug, on, _ in summary:
+            shutil.copy2(series.dir / "pr" / f"{slug}.md", made / f"{slug}.md")
+            format_patch(repo, f"{on}..pr/{slug}", made / slug)
+        write_summary(made, out, base, who, summary, authors)
         prepare_out(out, root)
-        try:
-            git("bundle", "create", "-q", str(out / "pr.bundle"), *branches, f"^{base}", cwd=repo)
-            for slug, on, _ in summary:
-                shutil.copy2(series.dir / "pr" / f"{slug}.md", out / f"{slug}.md")
-                format_patch(repo, f"{on}..pr/{slug}", out / slug)
-            write_summary(out, base, who, summary, authors)
-        finally:
-            write_marker(out, root)
+        place(made, out)
     print(f"{len(groups)} PR branch(es), {len(names)} commit(s), signed off by {who}:")
     print((out / "SUMMARY.md").read_text())
     return 0
 
 
-def write_summary(out: Path, base: str, who: str, summary, authors: dict[str, int]) -> None:
+def write_summary(made: Path, out: Path, base: str, who: str, summary,
+                  authors: dict[str, int]) -> None:  # fmt: skip
     by = ", ".join(f"{a} ({n})" for a, n in authors.items())
     lines = [
         "# PR branches",
@@ -318,4 +327,4 @@ def write_summary(out: Path, base: str, who: str, summary, authors: dict[str, in
         "",
         "Open the PRs in order, each on the base its row names (upstream: main).",
     ]
-    (out / "SUMMARY.md").write_text("\n".join(lines) + "\n")
+    (made / "SUMMARY.md").write_text("\n".join(lines) + "\n")
