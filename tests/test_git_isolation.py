@@ -466,26 +466,33 @@ def test_a_rebase_conflicts_continue_keeps_the_message_as_it_was(project, upstre
     assert mine == before + "\n" and read_patch(path).message == before, mine
 
 
-@pytest.mark.parametrize("where", ["info", "ignored", "config"])
+@pytest.mark.parametrize("where", ["info", "ignored", "config", "git-dir-elsewhere"])
 def test_a_merge_driver_never_resolves_a_conflict_of_a_rebase(three, project, upstream, isolated,
                                                               capsys, where):  # fmt: skip
     """v26 #1: `merge=union` in fork/.git/info/attributes (or in a .gitattributes of fork/'s
     files, or merge.default=union in the user's config) let the rebase resolve a conflict by
-    keeping both sides, and the patch changed with no stop. A driver in an attributes file is
-    refused before git merges, and the advice, followed, gets to the conflict's stop; the
-    config setting is pinned."""
+    keeping both sides, and the patch changed with no stop; v27 #1: in the info/attributes of
+    a git dir that fork/.git names. A driver in an attributes file is refused before git
+    merges, and the advice, followed, gets to the conflict's stop; the config setting is
+    pinned."""
     fork, before = project / "fork", patch_bytes(three)
     commit(upstream, CONFLICTING, "Upstream returns sets")
-    attrs = {"info": ".git/info/attributes", "ignored": "transformer_engine/.gitattributes"}
+    git_dir = fork / ".git"
+    if where == "git-dir-elsewhere":
+        git_dir = (fork / ".git").rename(project.parent / "fork.git")
+        (fork / ".git").write_text(f"gitdir: {git_dir}\n")
+    attrs = {"info": ".git/info/attributes", "ignored": "transformer_engine/.gitattributes",
+             "git-dir-elsewhere": git_dir / "info/attributes"}  # fmt: skip
     if where == "config":
         isolated.write_text("[merge]\n\tdefault = union\n")
     else:
         (fork / attrs[where]).write_text("# mine\n*.py merge=union\n")
-        with open(fork / ".git/info/exclude", "a") as f:
+        with open(git_dir / "info/exclude", "a") as f:
             f.write(".gitattributes\n")  # export refuses an untracked file not hidden
     rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
     if where != "config":
-        assert rc == 2 and f"fork/{attrs[where]}, line 2, sets a merge driver (merge=union)" in out
+        shown = attrs[where] if where == "git-dir-elsewhere" else f"fork/{attrs[where]}"
+        assert rc == 2 and f"{shown}, line 2, sets a merge driver (merge=union)" in out, out
         assert patch_bytes(three) == before and "go on as te-series status says" in out
         (fork / attrs[where]).write_text("# mine\n")
         rc, out = te("status", capsys=capsys)

@@ -509,13 +509,22 @@ def test_export_that_dies_halfway_still_finds_every_commit(three, project, capsy
     assert sorted(p.name for p in three.dir.glob("*.patch")) == sorted(three.names())
 
 
+@pytest.mark.parametrize("how", ["rename", "drop"])
 def test_an_export_killed_before_its_deletes_has_them_done_by_the_next(three, project, capsys,
-                                                                        monkeypatch):  # fmt: skip
+                                                                        monkeypatch, how):  # fmt: skip
     """tool-review-v23 #4: an export killed after its renames, before it deleted the old
     names (a SIGKILL: nothing of it runs after): the next export said every patch was
-    unchanged and left the old files in patches/ for good. It deletes them."""
-    reword_line(project / "fork", "HEAD~3", 1, "s/Raise.VALUE/Raise VALUE higher/")
-    old, real = three.names()[0], Path.unlink
+    unchanged and left the old files in patches/ for good. It deletes them; v27 #2: the
+    same for an `export --drop` (no commit notes the dropped name any more)."""
+    args = ["export"]
+    if how == "rename":
+        reword_line(project / "fork", "HEAD~3", 1, "s/Raise.VALUE/Raise VALUE higher/")
+        old = three.names()[0]
+    else:
+        sh("git", "reset", "-q", "--hard", "HEAD~1", cwd=project / "fork")
+        old = three.names()[2]
+        args += ["--drop", old]
+    real = Path.unlink
 
     class Killed(BaseException):
         pass
@@ -527,12 +536,44 @@ def test_an_export_killed_before_its_deletes_has_them_done_by_the_next(three, pr
 
     monkeypatch.setattr(Path, "unlink", unlink)
     with pytest.raises(Killed):
-        te("export")
+        te(*args)
     monkeypatch.setattr(Path, "unlink", real)
     assert (three.dir / old).is_file() and old not in three.names()
     rc, out = te("export", capsys=capsys)
     assert rc == 0 and f"remove {old}" in out, out
     assert sorted(p.name for p in three.dir.glob("*.patch")) == sorted(three.names())
+
+
+def test_a_tree_kept_by_a_rebuild_killed_before_its_swap_is_named_by_status(three, project,
+                                                                          upstream, capsys,
+                                                                          monkeypatch):  # fmt: skip
+    """v27 #3: apply --force killed between its two moves (fork/ into the backup, fork.new/
+    into its place) never said where fork/ went, and no verb named the backup, which held a
+    commit of the user's. status names it; its fetch, after the --continue it advises,
+    brings the commit back."""
+    fork = project / "fork"
+    commit(fork, {"tests/d.py": "D = 1\n"}, msg("Add d"))
+    mine, real = sh("git", "rev-parse", "HEAD", cwd=fork).strip(), Path.rename
+
+    class Killed(BaseException):
+        pass
+
+    def rename(path, target):
+        if path.name == "fork.new":
+            raise Killed
+        return real(path, target)
+
+    monkeypatch.setattr(Path, "rename", rename)
+    with pytest.raises(Killed):
+        te("apply", "--force", "--te-src", str(upstream))
+    monkeypatch.setattr(Path, "rename", real)
+    assert not fork.exists()
+    rc, out = te("status", capsys=capsys)
+    fetch = re.search(r"git -C fork fetch (\S+) '(\S+)'", out)
+    assert rc == 0 and fetch and "te-series apply --continue" in out, out
+    assert te("apply", "--continue")[0] == 0
+    sh("git", "fetch", "-q", fetch[1], fetch[2], cwd=fork)
+    assert mine in sh("git", "log", "--all", "--format=%H", cwd=fork)
 
 
 def test_ctrl_c_during_export_says_patches_are_written_whole(three, project, capsys, monkeypatch):

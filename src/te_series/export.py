@@ -704,9 +704,12 @@ def plan(
         else:
             unchanged.append(n)
     removed = [n for n in listed if n not in data]
-    removed += [  # old names an export noted next to the new, then died before deleting
-        n for r in revs for n in noted[r] if n not in listed and n not in data  # (v23 #4)
-        and (series.dir / n).is_file() and not changed_since_made(state, series.dir / n)
+    # Files an export died before deleting (after its series was written): old names it
+    # noted next to the new (v23 #4), dropped patches the record still names (v27 #2)
+    removed += [
+        n for n in dict.fromkeys([*(n for r in revs for n in noted[r]), *state.patches])
+        if n not in listed and n not in data and (series.dir / n).is_file()
+        and not changed_since_made(state, series.dir / n)
     ]  # fmt: skip
     dropped = [n for n in listed if n not in taken]
     renames = {

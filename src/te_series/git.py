@@ -192,8 +192,10 @@ def refuse_merge_drivers(tree: Path) -> None:
     """Refuse a merge driver (`merge=NAME`) in tree's .git/info/attributes or in a
     .gitattributes of its files: git would resolve a conflict of a patch by itself (union
     keeps both sides; a driver of the user's config does what it does), and the patch would
-    change with no stop (v26 #1). Read here, not by git: no git step is added."""
-    info = tree / ".git" / "info" / "attributes"
+    change with no stop (v26 #1). Read here, not by git (no git step is added), but where
+    .git is a file (a git dir elsewhere: git tells where, v27 #1)."""
+    git_dir = tree / ".git"
+    info = git_dir / "info/attributes" if git_dir.is_dir() else git_path(tree, "info/attributes")
     found = [info] if info.is_file() else []
     for folder, subdirs, files in os.walk(tree):
         subdirs[:] = [d for d in subdirs if d != ".git"]
@@ -206,7 +208,7 @@ def refuse_merge_drivers(tree: Path) -> None:
         for n, line in enumerate(lines, 1):
             driver = [a for a in line.split()[1:] if a.startswith("merge=")]
             if driver and not line.lstrip().startswith("#"):
-                where = f"{tree.name}/{rel(path, tree)}"
+                where = rel(path, tree.parent)
                 raise SeriesError(
                     f"{where}, line {n}, sets a merge driver ({driver[0]}): git would resolve "
                     f"a conflict of a patch by itself and change the patch with no stop. "

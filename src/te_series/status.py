@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .util import locked
-from .worktree import describe_tree, port_folder_held, WorkTree
+from .util import BACKUP_DIR, locked, rel
+from .worktree import describe_tree, fetch_back, port_folder_held, WorkTree
 
 
 def run(args) -> int:
@@ -15,6 +15,12 @@ def run(args) -> int:
             if last:
                 raise
     said = said or ["no fork/: te-series apply makes one"]
+    kept = sorted((p for p in (args.root / BACKUP_DIR).glob("*/fork*") if p.is_dir()),
+                  key=lambda p: (p.parent.name, p.name == "fork"))  # fmt: skip
+    if kept:  # also one that a run stopped before it said so (v27 #3)
+        newest = rel(kept[-1], args.root)
+        said.append(f"{len(kept)} replaced fork/ tree(s) kept whole in {BACKUP_DIR}/, the "
+                    f"newest {newest}/: {fetch_back(kept[-1], args.root, args.root / 'fork')}")  # fmt: skip
     held = port_folder_held(args.root, "te-series port --edit --release RELEASE")
     said += [str(held)] if held else []
     if locked(args.root):  # its trees are half made: wait, not go on (v11 #8)

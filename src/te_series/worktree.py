@@ -746,15 +746,23 @@ def backup_tree(tree: Path, root: Path, stamp: str) -> list[str]:
         tree.unlink()
     else:
         tree.rename(target)  # a rename: never shutil.move's copy and delete (v16 #7)
-    where, into = rel(target, root), WorkTree.at(tree).path  # fork.new/'s go into fork/
-    back = f"refs/backup/{stamp}/{tree.name}"
     return [
-        f"{rel(tree, root)}/ moved whole to {where}/ (commits, branches, tags, stashes, notes, "
-        f"uncommitted, untracked and ignored files); get its commits back with: git -C "
-        f"{rel(into, root)} fetch {os.path.relpath(target, into)} 'refs/*:{back}/*' (its HEAD "
-        f"and each stash come as {back}/te-series-kept/HEAD and .../stash/N; delete {where}/ "
-        "once you no longer need it)"
+        f"{rel(tree, root)}/ moved whole to {rel(target, root)}/ (commits, branches, tags, "
+        f"stashes, notes, uncommitted, untracked and ignored files); "
+        + fetch_back(target, root, WorkTree.at(tree).path)  # fork.new/'s go into fork/
     ]
+
+
+def fetch_back(kept: Path, root: Path, into: Path) -> str:
+    """How to get the commits of a tree kept in the backup back into tree `into`."""
+    stamp = kept.parent.name
+    back = f"refs/backup/{stamp}/{kept.name}"
+    return (
+        f"get its commits back with: git -C {rel(into, root)} fetch "
+        f"{os.path.relpath(kept, into)} 'refs/*:{back}/*' (its HEAD and each stash come as "
+        f"{back}/te-series-kept/HEAD and .../stash/N; delete {rel(kept, root)}/ once you no "
+        "longer need it)"
+    )
 
 
 def swap_in(new: Path, tree: Path, root: Path, stamp: str | None = None) -> list[str]:
