@@ -280,6 +280,18 @@ def test_a_release_argument_is_a_release_number(three, project, capsys, args):
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("args, says", [
+    (["build", "--baseline", "--te-src", "."], "--baseline installs the unpatched PyPI release"),
+    (["port", "--edit", "--release", "2.19.0", "--out", "o"], "writes nothing under --out"),
+])  # fmt: skip
+def test_options_a_verb_would_ignore_are_refused(three, project, capsys, args, says):
+    """v28 #5: `build --baseline --te-src` built and installed the patched fork/, and
+    `port --edit --out` wrote nothing there, each without a word."""
+    rc, out = te(*args, capsys=capsys)
+    assert rc == 2 and says in out, out
+    assert not (project / "o").exists()
+
+
 def test_an_out_is_checked_past_a_fork_link_that_loops(three, project, upstream, tmp_path,
                                                        capsys):  # fmt: skip
     """tool-review-v11 #9: a `fork` link to itself made every path check an internal error

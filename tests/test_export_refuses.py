@@ -355,6 +355,51 @@ def test_export_refuses_to_revert_a_patch_committed_after_apply(three, project, 
     assert path.read_bytes() == pulled
 
 
+def test_a_pulled_change_made_in_fork_too_passes_beside_forks_own(three, project, capsys):
+    """v28 #1: a colleague's change to a patch that fork/ changed too (its own change, not
+    exported yet): "make the same change in fork/" refused again, as export would not write
+    the pulled file's bytes. Export now writes both changes."""
+    name, fork = three.names()[0], project / "fork"
+    path = three.dir / name
+    edit = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"}
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=edit)
+    (fork / "transformer_engine/pytorch/other.py").write_text('"""Other."""\n\nVALUE = 3\n')
+    sh("git", "commit", "-q", "-a", "--amend", "--no-edit", cwd=fork)
+    sh("git", "rebase", "--continue", cwd=fork)
+    path.write_text(path.read_text().replace("Because it helps.", "Because it really helps."))
+    save(project, "a colleague's fix")  # e.g. arrived with git pull
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"patches/{name} changed since fork/ was made from it" in out
+    reword_line(fork, "HEAD~3", 1, "s/Because.it.helps/Because it really helps/")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert "Because it really helps." in path.read_text() and "+VALUE = 3" in path.read_text()
+
+
+def test_a_pulled_rename_made_in_fork_too_passes(three, project, capsys):
+    """v28 #2: a colleague's export renamed a patch (its subject reworded), and fork/, made
+    before, got the same reword: export still refused "patches/series (its list of patches)
+    changed", as fork/'s commit is noted with the old name, which nothing advised changes."""
+    fork, old = project / "fork", three.names()[2]
+    mine, record = sh("git", "rev-parse", "HEAD", cwd=fork).strip(), state_file(fork).read_bytes()
+    reword = ("HEAD~3", 3, "s/Test.more/Test more things/")
+    reword_line(fork, *reword)  # the colleague's reword (a commit of theirs) and export, pulled
+    sh("git", "commit", "-q", "--amend", "--no-edit", cwd=fork,
+       env={"GIT_COMMITTER_DATE": "2001-01-01T00:00:00Z"})  # fmt: skip
+    assert te("export")[0] == 0
+    save(project, "a colleague's rename")
+    pulled, names = patch_bytes(three), three.names()
+    assert old not in names
+    sh("git", "reset", "-q", "--hard", mine, cwd=fork)  # fork/ as it was before the pull
+    state_file(fork).write_bytes(record)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "patches/series (its list of patches) changed since" in out, out
+    reword_line(fork, *reword)  # the advice: the same change in fork/
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert three.names() == names and patch_bytes(three) == pulled
+
+
 def test_export_refuses_to_undo_a_reordered_series(three, project, capsys):
     a, b, c = three.names()
     three.series_file.write_text(f"# order\n{b}\n{a}\n{c}\n")

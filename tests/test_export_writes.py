@@ -137,6 +137,37 @@ def test_a_full_disk_mid_export_writes_nothing(three, project, monkeypatch, caps
     assert len(three.names()) == 4
 
 
+# A git first in PATH that fails the first `git notes ... add` as on a full disk.
+NOTES_FULL = """#!/bin/sh
+case " $* " in *" notes "*" add "*) if [ ! -e "{marker}" ]; then touch "{marker}"
+  echo "error: unable to write file: No space left on device" >&2
+  echo "fatal: No space left on device" >&2; exit 128; fi;; esac
+exec "{git}" "$@"
+"""
+
+
+@pytest.mark.parametrize("verb", [("export",), ("apply", "--force")])
+def test_a_full_disk_at_a_note_says_so_and_the_same_command_again_gets_past(
+    three, project, upstream, monkeypatch, capsys, tmp_path, verb
+):  # fmt: skip
+    """v28 #3: a git notes that the disk stopped gave git's words only, and for apply
+    --force named the fork.new/ it had already removed. The stop says the disk is full and
+    to run the same command again once there is room; that gets past it."""
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=project / "fork")
+    args = (*verb, "--te-src", str(upstream)) if verb[0] == "apply" else verb
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "git").write_text(NOTES_FULL.format(marker=tmp_path / "full", git=shutil.which("git")))
+    (shim / "git").chmod(0o755)
+    with monkeypatch.context() as m:
+        m.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+        rc, out = te(*args, capsys=capsys)
+    assert rc == 2 and "the disk is full" in out and "run the same te-series command" in out, out
+    assert "fork.new" not in out.split("error:")[-1]
+    rc, out = te(*args, capsys=capsys)
+    assert rc == 0, out
+
+
 @pytest.mark.parametrize("stuck", ["series", "0003-PyTorch-Test-more.patch"])
 def test_a_patch_file_that_cannot_be_replaced_leaves_every_file_as_it_was(three, project,
                                                                           monkeypatch, capsys,

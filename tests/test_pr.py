@@ -249,6 +249,21 @@ def test_pr_refuses_a_symlinked_folder_in_its_output(three, project, upstream, c
     assert (out / "all").is_dir() and not (out / "all").is_symlink()
 
 
+def test_pr_out_a_link_to_nothing_is_named_and_making_its_folder_gets_past(
+    three, project, upstream, capsys, tmp_path
+):  # fmt: skip
+    """v28 #6: pr-out a link to a folder that is not there (a disk not mounted) gave "File
+    exists ... free space or a permission"."""
+    group_all(three, project)
+    target = tmp_path / "disk" / "pr-out"
+    (project / "pr-out").symlink_to(target)
+    rc, said = te("pr", "--te-src", str(upstream), *WHO, capsys=capsys)
+    assert rc == 2 and "is a link to nothing" in said and "make or mount the folder" in said, said
+    target.mkdir(parents=True)  # the advice: make the folder it names
+    assert te("pr", "--te-src", str(upstream), *WHO)[0] == 0
+    assert (target / "SUMMARY.md").is_file()
+
+
 @pytest.mark.parametrize("where", ["patches/x", "fork/sub", "link/sub"])
 def test_pr_out_is_never_inside_the_series_or_a_work_tree(three, project, upstream, capsys, where):
     group_all(three, project)

@@ -84,6 +84,8 @@ def test_rebase_conflict_names_patch_and_resumes(three, project, upstream, capsy
     assert f"patch {names[1]}" in out and "transformer_engine/pytorch/fuser.py" in out
     # v11 #1: te-series' own continue (which keeps '#' lines), no git -C fork rebase --continue
     assert "git -C fork rebase --continue" not in out and "te-series rebase --continue" in out
+    rc, out = te("status", capsys=capsys)  # v28 #4: it said "3 of 3 ... (complete)"
+    assert out.startswith("fork/: 3 patch(es) of patches/ being rebased\n"), out
     fork = project / "fork"
     (fork / "transformer_engine/pytorch/fuser.py").write_text(
         FUSER.replace("tuple(values)", "list(values)")

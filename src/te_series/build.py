@@ -405,6 +405,9 @@ def build_git(root: Path, series: Series, te_src: Path, force: bool) -> None:
 def run(args) -> int:
     series = load_series(args.root)
     series.names()
+    if args.baseline and args.te_src:  # it installed the patched fork/ (v28 #5)
+        raise SeriesError("--baseline installs the unpatched PyPI release; --te-src builds the "
+                          "patched fork/: give one of them")  # fmt: skip
     if args.te_src:
         build_git(args.root, series, args.te_src, args.force)
         print("built fork/ with TE's pipeline (editable)")

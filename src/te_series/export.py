@@ -614,6 +614,15 @@ def plan(
     listed = series.names()
     slot = {e.name: i for i, e in enumerate(entries) if e.name}
     owner = patch_owners([noted[r] for r in revs], listed)
+    gone = set(state.patches) - set(listed)
+    if fresh := [n for n in listed if n not in owner and n not in state.patches]:
+        # A listed name new since the tree was made that a commit noted with a name listed no
+        # more would be exported as: a colleague's export renamed the patch, and fork/ made the
+        # same change (its subject; v28 #2). That commit stands for it.
+        with tempfile.TemporaryDirectory() as tmp:
+            would = [f.name for f in format_patch(tree, f"{state.base}..HEAD", Path(tmp))]
+        for i, (o, r, n) in enumerate(zip(owner, revs, would)):
+            owner[i] = n if o is None and n in fresh and gone & set(noted[r]) else o
     taken = {o: r for o, r in zip(owner, revs) if o}
     mentioned = {n for r in revs for n in noted[r]}
     bad = [d for d in drops if d not in listed]
@@ -859,7 +868,9 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
     # commits stand for the listed patches in their order (a drop of one that fork/ was made
     # with aside), and none for a patch taken out since.
     kept = [n for n in listed if n not in p.dropped or n not in p.state.patches]
-    back = (set(p.state.patches) - set(listed)) & {n for names in p.noted for n in names}
+    back = (set(p.state.patches) - set(listed)) & {
+        n for o, names in zip(p.owner, p.noted) if o is None or o in names for n in names
+    }  # a commit that stands for a renamed patch (plan, v28 #2) is not one taken out
     if p.series_changed and listed != p.state.patches and ([o for o in p.owner if o] != kept
                                                            or back):  # fmt: skip
         stale.append(p.series.label + " (its list of patches)")
@@ -872,8 +883,9 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
         if now and n not in record and n not in p.state.patches and n not in p.series.names():
             unlisted.append(rel(path, root))
         elif changed_since_made(p.state, path) and now != (blob_id(new) if new is not None else ""):
-            if not ((new is not None or n in p.owner) and notes_only(root, path, record.get(n))):
-                stale.append(rel(path, root))  # what export keeps is not undone (v21 #4)
+            if not ((new is not None or n in p.owner) and undoes_nothing(root, path, record.get(n),
+                                                                       new)):  # fmt: skip
+                stale.append(rel(path, root))
     said = []
     if unlisted:
         said.append(
@@ -884,16 +896,31 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
     return said + [changed_since(name, stale, verbs)] if stale else said
 
 
-def notes_only(root: Path, path: Path, was: str | None) -> bool:
-    """Whether a patch file differs from blob `was` of this checkout only in what export keeps
-    of it (keep_hand_written): text between '---' and the diff, extra mail headers."""
+def undoes_nothing(root: Path, path: Path, was: str | None, new: bytes | None) -> bool:
+    """Whether writing `new` over a patch file that changed since blob `was` (of this
+    checkout) keeps that change: it is only in what export keeps of the file anyway
+    (keep_hand_written: text between '---' and the diff, extra mail headers; v21 #4), or
+    `new` has it too (fork/ made the same change, besides changes of its own: v28 #1). The
+    second is a 3-way merge of the three versions' lines that git computes for a diff
+    (diffstat, index lines, hunk line numbers) left out: clean, and `new` as it was."""
 
-    def kept(patch: bytes) -> tuple:  # the file without them
+    def kept(patch: bytes) -> bytes:  # the file without what export keeps or git computes
         head, extra, message, _, diff = split_patch(patch)
-        return [h for h in re.split(rb"\n(?=\S)", head) if h not in extra], message, diff
+        head = b"\n".join(h for h in re.split(rb"\n(?=\S)", head) if h not in extra)
+        diff = re.sub(rb"^index .*\n", b"", diff, flags=re.M)
+        return b"\n".join([head, message, re.sub(rb"^@@ [^@]* @@", b"@@", diff, flags=re.M)])
 
     old = git_run("cat-file", "blob", was or "", cwd=root, text=False)
-    return old.returncode == 0 and kept(old.stdout) == kept(path.read_bytes())
+    if old.returncode:
+        return False
+    base, now = kept(old.stdout), kept(path.read_bytes())
+    if new is None or base == now:
+        return base == now
+    with tempfile.TemporaryDirectory(prefix="te-series-merge-") as tmp:
+        for name, data in (("new", kept(new)), ("base", base), ("now", now)):
+            Path(tmp, name).write_bytes(data)
+        merged = git_run("merge-file", "-p", "new", "base", "now", cwd=tmp, text=False)
+    return merged.returncode == 0 and merged.stdout == kept(new)
 
 
 def changed_since(name: str, stale: list[str], verbs: dict) -> str:

@@ -6,6 +6,7 @@ Also the small git steps the tool shares: format-patch, mailinfo, trailers, note
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -125,9 +126,14 @@ def git(
     """Run git and return stdout. Raise SeriesError carrying git's own message on failure."""
     proc = git_run(*args, cwd=cwd, env=env, input=input)
     if check and proc.returncode != 0:
-        raise SeriesError(
-            f"git {' '.join(args)} failed in {cwd}:\n{proc.stderr.strip() or proc.stdout.strip()}"
-        )
+        said = proc.stderr.strip() or proc.stdout.strip()
+        if re.search(r"No space left on device|Out of diskspace", said):  # not the series' (v28 #3)
+            raise SeriesError(
+                f"the disk is full: git {args[0]} could not write ({said.splitlines()[-1]}). "
+                "Make room, then run the same te-series command again (te-series status "
+                "shows where things stand)."
+            )
+        raise SeriesError(f"git {' '.join(args)} failed in {cwd}:\n{said}")
     return proc.stdout
 
 

@@ -131,6 +131,9 @@ def run(args) -> int:
     root = args.root
     series = load_series(root)
     series.names()
+    if args.edit and args.out:  # --out was not used (v28 #5)
+        raise SeriesError("--edit leaves the port in fork-port/<release>/ and writes nothing "
+                          "under --out: leave out one of them")  # fmt: skip
     if args.edit:
         releases = targets(series, args.release)
         if len(releases) != 1:

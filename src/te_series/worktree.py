@@ -508,16 +508,19 @@ def describe_tree(tree: Path, root: Path) -> str:
             unlisted = [n for ns in noted for n in ns if n in state.patches and n not in listed]
             if state.recorded is not None:  # none: export asks for a rebuild
                 changed = [n for n in done if changed_since_made(state, series.dir / n)]
+    stopped = bool(state.rebase_onto and busy)  # git notes the picks once it has finished
     if state.rebase_onto and not busy and is_ancestor(tree, state.rebase_onto, "HEAD"):
         held = names_in(tree, f"{state.rebase_onto}..HEAD")
         lost = [n for n in done if n not in held]
         done = [n for n in done if n in held]
     head = f"{name}: {len(done)} of {len(listed)} patch(es) of {state.patches_dir}/ applied"
+    if stopped:  # not the record's count, "complete" (v28 #4)
+        head = f"{name}: {len(listed)} patch(es) of {state.patches_dir}/ being rebased"
     if state.skipped:
         head += f", {len(state.skipped)} skipped"
     if lost:
         head += f", {len(lost)} dropped by the rebase ({', '.join(lost)})"
-    if state.complete and not lost and not missing and not unlisted:
+    if state.complete and not lost and not missing and not unlisted and not stopped:
         head += " (complete"
         if state.skipped:
             head += f"; skipped {', '.join(state.skipped)}: export needs --drop for each"
@@ -596,6 +599,12 @@ def refuse_out(root: Path, out: Path, example: str, *, folder: bool) -> None:
     """The checks every --out gets before any work: a folder (or a file) as the verb writes,
     and not inside the series, a work tree or a backup."""
     out = Path(out)
+    if folder and out.is_symlink() and not out.exists():  # a disk not mounted? (v28 #6)
+        raise SeriesError(
+            f"--out {rel(out, root)} is a link to nothing ({os.readlink(out)}): make or mount "
+            f"the folder it names, or remove the link (rm {shlex.quote(str(out))}), then run "
+            "again"
+        )
     if folder and out.exists() and not out.is_dir():
         raise SeriesError(f"--out {rel(out, root)} is a file; name a folder")
     if not folder and out.is_dir():
