@@ -288,6 +288,27 @@ def reword_line(fork, upto: str, line: int, sed: str) -> None:
     sh("git", "rebase", "-q", "-i", upto, cwd=fork, env=env)
 
 
+# A colleague's reword of patch 3's subject: their export renames its file.
+RENAMING_REWORD = ("HEAD~3", 3, "s/Test.more/Test more things/")
+
+
+def pull_a_colleagues_rename(series: Series, project: Path) -> tuple[dict, list[str]]:
+    """A colleague's export renamed patch 3 (its subject reworded; their commit, made at
+    another time than fork/'s), committed to patches/ and pulled; fork/ as it was before.
+    Returns the pulled patch files and names."""
+    fork = project / "fork"
+    mine = sh("git", "rev-parse", "HEAD", cwd=fork).strip()
+    record = worktree.state_file(fork).read_bytes()
+    reword_line(fork, *RENAMING_REWORD)
+    sh("git", "commit", "-q", "--amend", "--no-edit", cwd=fork,
+       env={"GIT_COMMITTER_DATE": "2001-01-01T00:00:00Z"})  # fmt: skip
+    assert te("export")[0] == 0
+    save(project, "a colleague's rename")
+    sh("git", "reset", "-q", "--hard", mine, cwd=fork)
+    worktree.state_file(fork).write_bytes(record)
+    return patch_bytes(series), series.names()
+
+
 def interrupt_nth(monkeypatch, name: str, n: int) -> None:
     """Make worktree.<name> raise KeyboardInterrupt on its n-th call."""
     real, calls = getattr(worktree, name), []

@@ -17,6 +17,8 @@ from te_series.git import NOTES_REF
 from te_series.worktree import read_state
 from te_series.worktree import state_file
 from series_helpers import (
+    pull_a_colleagues_rename,
+    RENAMING_REWORD,
     commit,
     commit_amend,
     CONFLICTING,
@@ -376,28 +378,29 @@ def test_a_pulled_change_made_in_fork_too_passes_beside_forks_own(three, project
     assert "Because it really helps." in path.read_text() and "+VALUE = 3" in path.read_text()
 
 
-def test_a_pulled_rename_made_in_fork_too_passes(three, project, capsys):
+@pytest.mark.parametrize("own", [False, True])
+def test_a_pulled_rename_made_in_fork_too_passes(three, project, capsys, own):
     """v28 #2: a colleague's export renamed a patch (its subject reworded), and fork/, made
     before, got the same reword: export still refused "patches/series (its list of patches)
-    changed", as fork/'s commit is noted with the old name, which nothing advised changes."""
+    changed", as fork/'s commit is noted with the old name, which nothing advised changes.
+    v29 #1: with a change of fork/'s own to that patch, it refused the renamed file for good
+    (no version of it was recorded under its new name)."""
     fork, old = project / "fork", three.names()[2]
-    mine, record = sh("git", "rev-parse", "HEAD", cwd=fork).strip(), state_file(fork).read_bytes()
-    reword = ("HEAD~3", 3, "s/Test.more/Test more things/")
-    reword_line(fork, *reword)  # the colleague's reword (a commit of theirs) and export, pulled
-    sh("git", "commit", "-q", "--amend", "--no-edit", cwd=fork,
-       env={"GIT_COMMITTER_DATE": "2001-01-01T00:00:00Z"})  # fmt: skip
-    assert te("export")[0] == 0
-    save(project, "a colleague's rename")
-    pulled, names = patch_bytes(three), three.names()
+    pulled, names = pull_a_colleagues_rename(three, project)
     assert old not in names
-    sh("git", "reset", "-q", "--hard", mine, cwd=fork)  # fork/ as it was before the pull
-    state_file(fork).write_bytes(record)
+    if own:  # a change of mine to that patch, not exported
+        (fork / "tests/test_more.py").write_text("def test_y():\n    assert 2\n")
+        sh("git", "commit", "-q", "-a", "--amend", "--no-edit", cwd=fork)
     rc, out = te("export", capsys=capsys)
     assert rc == 2 and "patches/series (its list of patches) changed since" in out, out
-    reword_line(fork, *reword)  # the advice: the same change in fork/
+    reword_line(fork, *RENAMING_REWORD)  # the advice: the same change in fork/
     rc, out = te("export", capsys=capsys)
     assert rc == 0, out
-    assert three.names() == names and patch_bytes(three) == pulled
+    assert three.names() == names
+    if own:
+        assert "+    assert 2" in (three.dir / names[2]).read_text()
+    else:
+        assert patch_bytes(three) == pulled
 
 
 def test_export_refuses_to_undo_a_reordered_series(three, project, capsys):

@@ -15,6 +15,9 @@ from te_series import rebase
 from te_series.series import read_patch
 from te_series.worktree import read_state, write_state
 from series_helpers import (
+    pull_a_colleagues_rename,
+    RENAMING_REWORD,
+    reword_line,
     commit,
     git_with_size_limit,
     CONFLICTING,
@@ -95,6 +98,23 @@ def test_rebase_conflict_names_patch_and_resumes(three, project, upstream, capsy
     assert rc == 0, out
     assert three.base_commit == sh("git", "rev-parse", "main", cwd=upstream).strip()
     assert three.names() == names
+
+
+def test_a_rebase_of_a_pulled_rename_not_yet_exported_says_to_export_first(three, project,
+                                                                          upstream, capsys):  # fmt: skip
+    """v29 #2: after a colleague's rename was pulled and fork/ got the same reword, the rebase
+    took the patch for dropped (its commit is noted with the old name), and --abort and the
+    rebase again stopped the same way. It refuses before moving, and its advice gets past."""
+    names = pull_a_colleagues_rename(three, project)[1]
+    reword_line(project / "fork", *RENAMING_REWORD)
+    new = commit(upstream, {"README": "upstream news\n"}, "Upstream news")
+    rebase = ("rebase", "--onto", "main", "--te-src", str(upstream))
+    rc, out = te(*rebase, capsys=capsys)
+    assert rc == 2 and f"fork/ stands for {names[2]}" in out and "export first" in out, out
+    assert te("export")[0] == 0  # the advice
+    rc, out = te(*rebase, capsys=capsys)
+    assert rc == 0, out
+    assert three.base_commit == new and three.names() == names
 
 
 def test_conflicts_lines_of_a_plain_commit_at_a_stop_are_refused_and_rewording_gets_past(

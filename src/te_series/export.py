@@ -874,6 +874,10 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
     if p.series_changed and listed != p.state.patches and ([o for o in p.owner if o] != kept
                                                            or back):  # fmt: skip
         stale.append(p.series.label + " (its list of patches)")
+    # The version each file was made from: under a name new since (a colleague's export
+    # renamed or renumbered it), the recorded one of the name its commit is noted with (v29 #1)
+    made = {n: next((record[o] for o in names if o in record), None)
+            for n, names in zip(p.names, p.noted)}  # fmt: skip
     unlisted = []
     for n, new in touched.items():
         if n == p.series.series_file.name:
@@ -883,8 +887,8 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
         if now and n not in record and n not in p.state.patches and n not in p.series.names():
             unlisted.append(rel(path, root))
         elif changed_since_made(p.state, path) and now != (blob_id(new) if new is not None else ""):
-            if not ((new is not None or n in p.owner) and undoes_nothing(root, path, record.get(n),
-                                                                       new)):  # fmt: skip
+            was = record.get(n) or made.get(n)
+            if not ((new is not None or n in p.owner) and undoes_nothing(root, path, was, new)):
                 stale.append(rel(path, root))
     said = []
     if unlisted:

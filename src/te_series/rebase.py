@@ -522,7 +522,14 @@ def run(args) -> int:
             f"there first: te-series rebase --onto {series.base_commit[:12]} --te-src PATH."
         )
     # All of export's guards, on fork/ as it is, before moving.
-    plan(fork, root, series, drops, state=state, base_commit=upstream)
+    p = plan(fork, root, series, drops, state=state, base_commit=upstream)
+    taken = [o for o, names in zip(p.owner, p.noted) if o and o not in names]
+    if taken:  # its notes name the old file: the rebase would take the patch for lost (v29 #2)
+        raise SeriesError(
+            f"fork/ stands for {', '.join(taken)} (renamed since fork/ was made, as a pull "
+            "brought it) by commits noted with the old name: export first (te-series export), "
+            "then rebase again; nothing was changed."
+        )
     if onto == upstream:  # base.toml names it too (above); e.g. Ctrl-C cut a rebase's writes
         print(f"fork/ and {rel(series.base_file, root)} are on {onto[:12]} already")
         return 0
