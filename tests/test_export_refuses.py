@@ -357,17 +357,24 @@ def test_export_refuses_to_revert_a_patch_committed_after_apply(three, project, 
     assert path.read_bytes() == pulled
 
 
-def test_a_pulled_change_made_in_fork_too_passes_beside_forks_own(three, project, capsys):
+@pytest.mark.parametrize("own", ["code", "next-line"])
+def test_a_pulled_change_made_in_fork_too_passes_beside_forks_own(three, project, capsys, own):
     """v28 #1: a colleague's change to a patch that fork/ changed too (its own change, not
     exported yet): "make the same change in fork/" refused again, as export would not write
-    the pulled file's bytes. Export now writes both changes."""
+    the pulled file's bytes. Export now writes both changes; v29 #3: also where fork/'s own
+    change is on the line next to the colleague's (git's merge calls that a conflict)."""
     name, fork = three.names()[0], project / "fork"
     path = three.dir / name
-    edit = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"}
-    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=edit)
-    (fork / "transformer_engine/pytorch/other.py").write_text('"""Other."""\n\nVALUE = 3\n')
-    sh("git", "commit", "-q", "-a", "--amend", "--no-edit", cwd=fork)
-    sh("git", "rebase", "--continue", cwd=fork)
+    if own == "code":
+        edit = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"}
+        sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=edit)
+        (fork / "transformer_engine/pytorch/other.py").write_text('"""Other."""\n\nVALUE = 3\n')
+        sh("git", "commit", "-q", "-a", "--amend", "--no-edit", cwd=fork)
+        sh("git", "rebase", "--continue", cwd=fork)
+        mine = "+VALUE = 3"
+    else:
+        reword_line(fork, "HEAD~3", 1, "s/^Because it helps.$/&\\nAnd it is small./")
+        mine = "helps.\nAnd it is small.\n"
     path.write_text(path.read_text().replace("Because it helps.", "Because it really helps."))
     save(project, "a colleague's fix")  # e.g. arrived with git pull
     rc, out = te("export", capsys=capsys)
@@ -375,7 +382,7 @@ def test_a_pulled_change_made_in_fork_too_passes_beside_forks_own(three, project
     reword_line(fork, "HEAD~3", 1, "s/Because.it.helps/Because it really helps/")
     rc, out = te("export", capsys=capsys)
     assert rc == 0, out
-    assert "Because it really helps." in path.read_text() and "+VALUE = 3" in path.read_text()
+    assert "Because it really helps." in path.read_text() and mine in path.read_text()
 
 
 @pytest.mark.parametrize("own", [False, True])
