@@ -15,7 +15,7 @@ from te_series import series
 from te_series.util import SeriesError
 from te_series.worktree import read_state
 from te_series.worktree import state_file
-from series_helpers import group_all, PLACEHOLDER, save, sh, te, WHO
+from series_helpers import commit, group_all, PLACEHOLDER, save, sh, te, WHO
 
 
 def test_series_missing_patch_is_refused_before_apply(three, project, upstream, capsys):
@@ -290,6 +290,21 @@ def test_options_a_verb_would_ignore_are_refused(three, project, capsys, args, s
     rc, out = te(*args, capsys=capsys)
     assert rc == 2 and says in out, out
     assert not (project / "o").exists()
+
+
+def test_a_te_src_that_is_no_te_checkout_is_named_so(three, project, tmp_path, capsys):
+    """v29 #5: a --te-src git repository that is not TE was told to fetch upstream main
+    there, which cannot help; an empty path argument took the caller's directory."""
+    other = tmp_path / "other"
+    other.mkdir()
+    sh("git", "init", "-q", cwd=other)
+    commit(other, {"README": "not TE\n"}, "Other")
+    rc, out = te("apply", "--force", "--te-src", str(other), capsys=capsys)
+    assert rc == 2 and "has no transformer_engine/ folder at its HEAD" in out, out
+    assert "Fetch upstream" not in out
+    with pytest.raises(SystemExit) as e:
+        te("port", "--out", "")
+    assert e.value.code == 2 and "an empty path" in capsys.readouterr().err
 
 
 def test_an_out_is_checked_past_a_fork_link_that_loops(three, project, upstream, tmp_path,

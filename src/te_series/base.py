@@ -102,6 +102,12 @@ def init_git_base(dest: Path, te_src: Path, commit: str) -> str:
     dest.parent.mkdir(parents=True, exist_ok=True)
     git("clone", "-q", "--no-checkout", str(te_src), str(dest), cwd=dest.parent)
     full = object_id(dest, f"{commit}^{{commit}}")
+    if not full and git_run("cat-file", "-e", "HEAD:transformer_engine", cwd=dest).returncode:
+        raise SeriesError(  # a fetch there cannot help (v29 #5)
+            f"--te-src {te_src} has no transformer_engine/ folder at its HEAD: it is no "
+            "TransformerEngine checkout. Name one (git clone "
+            "https://github.com/NVIDIA/TransformerEngine) and run again."
+        )
     if not full:
         shallow = git("rev-parse", "--is-shallow-repository", cwd=te_src).strip() == "true"
         fetch = "--unshallow origin" if shallow else "origin main"  # a clone --depth (v12 #6)

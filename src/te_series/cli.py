@@ -15,7 +15,10 @@ from .worktree import describe_tree, WorkTree
 
 
 def _path(s: str) -> Path:
-    """A path argument, read from the caller's directory."""
+    """A path argument, read from the caller's directory; never an empty one (the directory
+    itself: `port --out ''` wrote into it, v29 #5)."""
+    if not s:
+        raise argparse.ArgumentTypeError("an empty path")
     return Path(s).resolve()
 
 
