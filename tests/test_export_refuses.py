@@ -357,24 +357,17 @@ def test_export_refuses_to_revert_a_patch_committed_after_apply(three, project, 
     assert path.read_bytes() == pulled
 
 
-@pytest.mark.parametrize("own", ["code", "next-line"])
-def test_a_pulled_change_made_in_fork_too_passes_beside_forks_own(three, project, capsys, own):
+def test_a_pulled_change_made_in_fork_too_passes_beside_forks_own(three, project, capsys):
     """v28 #1: a colleague's change to a patch that fork/ changed too (its own change, not
     exported yet): "make the same change in fork/" refused again, as export would not write
-    the pulled file's bytes. Export now writes both changes; v29 #3: also where fork/'s own
-    change is on the line next to the colleague's (git's merge calls that a conflict)."""
+    the pulled file's bytes. Export now writes both changes."""
     name, fork = three.names()[0], project / "fork"
     path = three.dir / name
-    if own == "code":
-        edit = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"}
-        sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=edit)
-        (fork / "transformer_engine/pytorch/other.py").write_text('"""Other."""\n\nVALUE = 3\n')
-        sh("git", "commit", "-q", "-a", "--amend", "--no-edit", cwd=fork)
-        sh("git", "rebase", "--continue", cwd=fork)
-        mine = "+VALUE = 3"
-    else:
-        reword_line(fork, "HEAD~3", 1, "s/^Because it helps.$/&\\nAnd it is small./")
-        mine = "helps.\nAnd it is small.\n"
+    edit = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"}
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=edit)
+    (fork / "transformer_engine/pytorch/other.py").write_text('"""Other."""\n\nVALUE = 3\n')
+    sh("git", "commit", "-q", "-a", "--amend", "--no-edit", cwd=fork)
+    sh("git", "rebase", "--continue", cwd=fork)
     path.write_text(path.read_text().replace("Because it helps.", "Because it really helps."))
     save(project, "a colleague's fix")  # e.g. arrived with git pull
     rc, out = te("export", capsys=capsys)
@@ -382,7 +375,34 @@ def test_a_pulled_change_made_in_fork_too_passes_beside_forks_own(three, project
     reword_line(fork, "HEAD~3", 1, "s/Because.it.helps/Because it really helps/")
     rc, out = te("export", capsys=capsys)
     assert rc == 0, out
-    assert "Because it really helps." in path.read_text() and mine in path.read_text()
+    assert "Because it really helps." in path.read_text() and "+VALUE = 3" in path.read_text()
+
+
+@pytest.mark.parametrize("own", ["part-of-a-deletion", "next-line"])
+def test_a_pulled_change_fork_made_only_in_part_is_refused(three, project, capsys, own):
+    """v30 #1: a colleague deleted two lines of a patch's message, fork/ reworded one of them;
+    export wrote both back, undoing the deletion (a line check where git's merge conflicts
+    took the deletion for kept). A change git's merge cannot take cleanly is refused; the
+    next-line case (v29 #3) is refused with it."""
+    name, fork = three.names()[0], project / "fork"
+    path = three.dir / name
+    reword_line(fork, "HEAD~3", 1, "s/^Because it helps.$/&\\nAnd it is small./")
+    save(project, "before")  # fork/'s record: the message has both lines
+    assert te("export")[0] == 0
+    save(project, "exported")
+    before = path.read_text()
+    if own == "part-of-a-deletion":  # the colleague deletes both lines, fork/ edits one
+        path.write_text(before.replace("Because it helps.\nAnd it is small.\n", ""))
+        reword_line(fork, "HEAD~3", 1, "s/And it is small./And it is tiny./")
+    else:  # the colleague edits one line, fork/ makes that change and one on the next line
+        path.write_text(before.replace("Because it helps.", "Because it really helps."))
+        reword_line(fork, "HEAD~3", 1, "s/Because it helps./Because it really helps./")
+        reword_line(fork, "HEAD~3", 1, "s/And it is small./And it is tiny./")
+    save(project, "a colleague's change")
+    pulled = path.read_bytes()
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"patches/{name} changed since fork/ was made from it" in out, out
+    assert path.read_bytes() == pulled
 
 
 @pytest.mark.parametrize("own", [False, True])

@@ -12,7 +12,6 @@ import os
 import re
 import shlex
 import tempfile
-from difflib import SequenceMatcher
 from pathlib import Path
 
 from .util import no_interrupt, rel, SERIES_BRANCH, SeriesError, write_atomic
@@ -925,30 +924,7 @@ def undoes_nothing(root: Path, path: Path, was: str | None, new: bytes | None) -
         for name, data in (("new", kept(new)), ("base", base), ("now", now)):
             Path(tmp, name).write_bytes(data)
         merged = git_run("merge-file", "-p", "new", "base", "now", cwd=tmp, text=False)
-    if merged.returncode == 0:
-        return merged.stdout == kept(new)
-    return holds_changes(base.splitlines(), now.splitlines(), kept(new).splitlines())
-
-
-def holds_changes(base: list, now: list, new: list) -> bool:
-    """Whether `new` holds each change of base -> now where it was made: between the lines of
-    base that `new` kept around it, now's lines, and not base's that it replaced. A change of
-    new's own on the next line is allowed (git's merge calls that a conflict, v29 #3)."""
-    kept = SequenceMatcher(None, base, new, autojunk=False).get_matching_blocks()
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, base, now, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        lo = max((b + size for a, b, size in kept if a + size <= i1), default=0)
-        hi = min((b for a, b, size in kept if a >= i2 and size), default=len(new))
-        here, theirs, was = new[lo:hi], now[j1:j2], base[i1:i2]
-        if not holds(here, theirs) or (was and holds(here, was) and not holds(theirs, was)):
-            return False
-    return True
-
-
-def holds(lines: list, part: list) -> bool:
-    """Whether `part` is a run of consecutive lines of `lines`."""
-    return any(lines[k : k + len(part)] == part for k in range(len(lines) - len(part) + 1))
+    return merged.returncode == 0 and merged.stdout == kept(new)
 
 
 def changed_since(name: str, stale: list[str], verbs: dict) -> str:
