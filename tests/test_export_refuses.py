@@ -378,6 +378,28 @@ def test_a_pulled_change_made_in_fork_too_passes_beside_forks_own(three, project
     assert "Because it really helps." in path.read_text() and "+VALUE = 3" in path.read_text()
 
 
+def test_a_pulled_change_made_in_fork_too_passes_where_fork_renumbers_it(three, project,
+                                                                          capsys):  # fmt: skip
+    """v30 #3: a colleague's change to patch 2, made in fork/ too, was accepted, but not
+    once fork/ also inserted a commit before it (patch 2 renumbered): the old file, which the
+    rename deletes, was taken only when unchanged. Its commit's new file holds the change."""
+    name, fork = three.names()[1], project / "fork"
+    path = three.dir / name
+    path.write_text(path.read_text().replace("Lists are", "Lists, as callers index them, are"))
+    save(project, "a colleague's fix")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"patches/{name} changed since fork/ was made from it" in out, out
+    reword_line(fork, "HEAD~3", 2, "s/Lists are/Lists, as callers index them, are/")
+    insert = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"}
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=insert)
+    commit(fork, {"tests/e.py": "E = 1\n"}, msg("Add e"))  # a commit of mine before patch 2
+    sh("git", "rebase", "--continue", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    renamed = three.names()[2]
+    assert renamed != name and "Lists, as callers index them, are" in (three.dir / renamed).read_text()
+
+
 @pytest.mark.parametrize("own", ["part-of-a-deletion", "next-line"])
 def test_a_pulled_change_fork_made_only_in_part_is_refused(three, project, capsys, own):
     """v30 #1: a colleague deleted two lines of a patch's message, fork/ reworded one of them;

@@ -878,6 +878,7 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
     # renamed or renumbered it), the recorded one of the name its commit is noted with (v29 #1)
     made = {n: next((record[o] for o in names if o in record), None)
             for n, names in zip(p.names, p.noted)}  # fmt: skip
+    after = {o: n for o, n in zip(p.owner, p.names) if o and o != n}  # the name it moves to
     unlisted = []
     for n, new in touched.items():
         if n == p.series.series_file.name:
@@ -888,6 +889,8 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
             unlisted.append(rel(path, root))
         elif changed_since_made(p.state, path) and now != (blob_id(new) if new is not None else ""):
             was = record.get(n) or made.get(n)
+            if new is None and n in after:  # renamed: its commit's new file must hold it (v30 #3)
+                new = p.data[after[n]]
             if not ((new is not None or n in p.owner) and undoes_nothing(root, path, was, new)):
                 stale.append(rel(path, root))
     said = []
