@@ -60,10 +60,12 @@ def test_corrupt_base_toml_is_a_clear_error(project, upstream, capsys, text, say
     assert "Traceback" not in out
 
 
-@pytest.mark.parametrize("kind", ["missing", "not-zip", "no-package"])
+@pytest.mark.parametrize("kind", ["missing", "folder", "not-zip", "no-package"])
 def test_bad_wheel_is_a_clear_error(project, tmp_path, capsys, kind):
     wheel = tmp_path / "w.whl"
-    if kind == "not-zip":
+    if kind == "folder":  # v23 #10, v29 #5: a folder or /dev/null "does not exist"
+        wheel.mkdir()
+    elif kind == "not-zip":
         wheel.write_text("not a zip")
     elif kind == "no-package":
         import zipfile
@@ -74,6 +76,7 @@ def test_bad_wheel_is_a_clear_error(project, tmp_path, capsys, kind):
     assert rc == 2 and "Traceback" not in out
     says = {
         "missing": "does not exist",
+        "folder": "is no file",
         "not-zip": "not a zip",
         "no-package": "no transformer_engine/",
     }

@@ -329,6 +329,7 @@ def test_an_untracked_draft_in_patches_is_named_as_such(three, project, capsys, 
     assert rc == 2 and "0004-PyTorch-New-thing.patch: in no commit (untracked)" in out, out
     assert "move it out of patches/" in out
     assert "git checkout" not in out and "rebuild" not in out
+    assert "git mv" not in out  # v30 #4: git refuses to move or remove an untracked file
     assert draft.read_text() == "my draft\n"
     draft.rename(tmp_path / "draft.patch")  # the advice: move it out
     rc, out = te("export", capsys=capsys)
@@ -425,6 +426,32 @@ def test_a_pulled_change_fork_made_only_in_part_is_refused(three, project, capsy
     rc, out = te("export", capsys=capsys)
     assert rc == 2 and f"patches/{name} changed since fork/ was made from it" in out, out
     assert path.read_bytes() == pulled
+
+
+def test_a_pulled_change_next_to_forks_own_advises_the_rebuild(three, project, upstream,
+                                                                capsys):  # fmt: skip
+    """v29 #3: a colleague's change to a line next to one fork/ changed (not exported) was
+    refused with "make the same change in fork/", which refused again, as git's merge cannot
+    tell adjacent changes apart. The advice is the rebuild, then fork/'s own change again."""
+    name, fork = three.names()[0], project / "fork"
+    path = three.dir / name
+    reword_line(fork, "HEAD~3", 1, "s/^Because it helps.$/&\\nAnd it is small./")
+    assert te("export")[0] == 0
+    save(project, "exported")
+    reword_line(fork, "HEAD~3", 1, "s/And it is small./And it is tiny./")  # mine
+    path.write_text(path.read_text().replace("Because it helps.", "Because it really helps."))
+    save(project, "a colleague's change")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"patches/{name} changed since fork/ was made from it" in out, out
+    assert "make the same change" not in out
+    (rebuild,) = re.findall(r"rebuild fork/ from the files as they are now \((.*?);", out)
+    assert rebuild == "te-series apply --force --te-src PATH"
+    rc, out = te("apply", "--force", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 0 and "get its commits back with: git -C fork fetch" in out, out
+    reword_line(fork, "HEAD~3", 1, "s/And it is small./And it is tiny./")  # mine, again
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    assert "Because it really helps.\nAnd it is tiny.\n" in path.read_text()
 
 
 @pytest.mark.parametrize("own", [False, True])

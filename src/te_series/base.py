@@ -77,7 +77,8 @@ def release_wheel(release: str, series: Series | None = None) -> Path:
 def extract_package(wheel: Path, dest: Path) -> None:
     """Unpack a wheel's transformer_engine/ into dest; refuse what is not such a wheel."""
     if not wheel.is_file():
-        raise SeriesError(f"wheel {wheel} does not exist")
+        what = "is no file" if wheel.exists() else "does not exist"  # a folder, /dev/null
+        raise SeriesError(f"wheel {wheel} {what}")
     try:
         with zipfile.ZipFile(wheel) as zf:
             members = [

@@ -879,7 +879,7 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
     made = {n: next((record[o] for o in names if o in record), None)
             for n, names in zip(p.names, p.noted)}  # fmt: skip
     after = {o: n for o, n in zip(p.owner, p.names) if o and o != n}  # the name it moves to
-    unlisted = []
+    unlisted, tangled = [], []
     for n, new in touched.items():
         if n == p.series.series_file.name:
             continue
@@ -891,25 +891,33 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
             was = record.get(n) or made.get(n)
             if new is None and n in after:  # renamed: its commit's new file must hold it (v30 #3)
                 new = p.data[after[n]]
-            if not ((new is not None or n in p.owner) and undoes_nothing(root, path, was, new)):
+            undone = undoes(root, path, was, new) if new is not None or n in p.owner else "lost"
+            if undone:
                 stale.append(rel(path, root))
+            if undone == "tangled":
+                tangled.append(rel(path, root))
     said = []
+    if unlisted:  # untracked ones: uncommitted() says what to do with them (v30 #4)
+        out = git_run("ls-files", "-z", "--", *unlisted, cwd=root)
+        unlisted = [f for f in unlisted if out.returncode or f in out.stdout.split("\0")]
     if unlisted:
         said.append(
             f"{', '.join(unlisted)} exist(s) but is in no series: export would write a "
             f"patch of {name}/ over it. Move it away (git mv, or git rm if it is not needed), "
             "commit that, and export again."
         )
-    return said + [changed_since(name, stale, verbs)] if stale else said
+    return said + [changed_since(name, stale, verbs, tangled)] if stale else said
 
 
-def undoes_nothing(root: Path, path: Path, was: str | None, new: bytes | None) -> bool:
-    """Whether writing `new` over a patch file that changed since blob `was` (of this
-    checkout) keeps that change: it is only in what export keeps of the file anyway
-    (keep_hand_written: text between '---' and the diff, extra mail headers; v21 #4), or
-    `new` has it too (fork/ made the same change, besides changes of its own: v28 #1). The
-    second is a 3-way merge of the three versions' lines that git computes for a diff
-    (diffstat, index lines, hunk line numbers) left out: clean, and `new` as it was."""
+def undoes(root: Path, path: Path, was: str | None, new: bytes | None) -> str:
+    """What writing `new` over a patch file that changed since blob `was` (of this checkout)
+    would undo of that change: "" for nothing, as it is only in what export keeps of the file
+    anyway (keep_hand_written: text between '---' and the diff, extra mail headers; v21 #4),
+    or `new` has it too (fork/ made the same change, besides changes of its own: v28 #1).
+    The second is a 3-way merge of the three versions' lines that git computes for a diff
+    (diffstat, index lines, hunk line numbers) left out: clean, and `new` as it was. Where
+    that merge conflicts ("tangled"), fork/'s own changes touch or border the lines of that
+    change, so that making the same change in fork/ cannot show it (v29 #3); "lost" else."""
 
     def kept(patch: bytes) -> bytes:  # the file without what export keeps or git computes
         head, extra, message, _, diff = split_patch(patch)
@@ -919,26 +927,45 @@ def undoes_nothing(root: Path, path: Path, was: str | None, new: bytes | None) -
 
     old = git_run("cat-file", "blob", was or "", cwd=root, text=False)
     if old.returncode:
-        return False
+        return "lost"
     base, now = kept(old.stdout), kept(path.read_bytes())
     if new is None or base == now:
-        return base == now
+        return "" if base == now else "lost"
     with tempfile.TemporaryDirectory(prefix="te-series-merge-") as tmp:
         for name, data in (("new", kept(new)), ("base", base), ("now", now)):
             Path(tmp, name).write_bytes(data)
         merged = git_run("merge-file", "-p", "new", "base", "now", cwd=tmp, text=False)
-    return merged.returncode == 0 and merged.stdout == kept(new)
+    if merged.returncode:
+        return "tangled"
+    return "" if merged.stdout == kept(new) else "lost"
 
 
-def changed_since(name: str, stale: list[str], verbs: dict) -> str:
-    """The refusal for files of the series folder that changed since the tree was made."""
+def changed_since(name: str, stale: list[str], verbs: dict, tangled: tuple = ()) -> str:
+    """The refusal for files of the series folder that changed since the tree was made; for
+    those `tangled` (undoes), the same change in the tree cannot get past it."""
+    rebuild = (
+        f"rebuild {name}/ from the files as they are now ({verbs['rebuild']}; the old tree is "
+        "kept whole in a backup, fetch your commits back from there)"
+    )
+    if len(tangled) == len(stale):
+        how = (
+            f" {name}/'s own changes to it (not exported) touch the lines of that change or "
+            f"the lines next to them, so export cannot tell whether {name}/ has that change too:"
+            f" {rebuild}, then make those changes again in the new {name}/."
+        )
+    else:
+        only = (
+            f" (for {', '.join(tangled)} only the rebuild: {name}/'s own changes to it touch "
+            "the lines of that change or the lines next to them)"
+        )
+        how = (
+            f" Either {rebuild}, or make the same change in {name}/, so that export has "
+            f"nothing to undo{only if tangled else ''}."
+        )
     return (
-        f"{', '.join(stale)} changed since {name}/ was made from it (a git pull, a "
-        f"colleague's commit, an export undone, or an edit of yours): export would write "
-        f"{name}/'s version over it and undo that change. Either rebuild {name}/ from the files "
-        f"as they are now ({verbs['rebuild']}; the old tree is kept whole in a backup, fetch "
-        f"your commits back from there), or make the same change in {name}/, so that export "
-        "has nothing to undo. `git log -p -- FILE` shows the change."
+        f"{', '.join(stale)} changed since {name}/ was made from it (a git pull, a colleague's "
+        f"commit, an export undone, or an edit of yours): export would write {name}/'s version "
+        f"over it and undo that change.{how} `git log -p -- FILE` shows the change."
     )
 
 
