@@ -50,6 +50,32 @@ def test_export_refuses_uncommitted_patch_edits(three, project, capsys):
     assert path.read_bytes() == edited
 
 
+@pytest.mark.parametrize("how", ["no-git", "link-outside-git"])
+def test_patches_outside_git_is_refused_with_advice_that_gets_past(three, project, capsys,
+                                                                   tmp_path, how):  # fmt: skip
+    """A patches/ in no git repository: the files export replaces could not be got back.
+    v31 #1: for a link to a folder outside git, "commit patches/" committed the link, and
+    export refused the same way."""
+    commit(project / "fork", {"tests/new.py": "N = 1\n"}, msg("New thing"))
+    real = tmp_path / "patches-real"
+    if how == "no-git":
+        shutil.rmtree(project / ".git")
+    else:
+        shutil.move(three.dir, real)
+        (project / "patches").symlink_to(real)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "patches/ is not in a git repository" in out, out
+    if how == "no-git":
+        assert "Commit patches/ to git first" in out
+        sh("git", "init", "-q", cwd=project)
+        save(project, "the patches")
+    else:
+        (command,) = re.findall(r"put that folder in its place \((.*?);", out)
+        sh("sh", "-c", command, cwd=project)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "0004-PyTorch-New-thing.patch" in out, out
+
+
 def test_export_refuses_untracked_files_in_fork(three, project, capsys):
     (project / "fork" / "tests" / "new_test.py").write_text("x = 1\n")
     rc, out = te("export", capsys=capsys)

@@ -42,7 +42,8 @@ def test_range_diff_on_pypi_base_says_what_it_leaves_out(three, project, upstrea
 
 def test_range_diff_out_is_checked_before_any_work(three, project, upstream, capsys):
     series_text = three.series_file.read_text()
-    for out, says in (("patches/series", "inside patches/"), ("patches/x.txt", "inside patches/")):
+    for out, says in (("patches/series", "inside patches/"), ("patches/x.txt", "inside patches/"),
+                      ("/proc/te-series-out", "no file can be written there")):  # v31 #2
         rc, text = te("range-diff", "HEAD", "--te-src", str(upstream), "--out",
                       str(project / out), capsys=capsys)  # fmt: skip
         assert rc == 2 and says in text and "cloning" not in text

@@ -978,9 +978,17 @@ def uncommitted(root: Path, p: Plan) -> list[str]:
     probe = d if d.exists() else root
     inside = git_run("rev-parse", "--is-inside-work-tree", cwd=probe)
     if inside.stdout.strip() != "true":
+        how = "Commit patches/ to git first."
+        if d.is_symlink():  # committing the link keeps no patch file (v31 #1)
+            real, link = d.resolve(), shlex.quote(str(rel(d, root)))
+            how = (
+                f"It is a link to {real}: put that folder in its place (rm {link} && mv "
+                f"{shlex.quote(str(real))} {link}; commit what git status shows changed "
+                "there), then export again."
+            )
         return [
             f"{rel(d, root)}/ is not in a git repository, so the patch files export would "
-            "replace could not be got back. Commit patches/ to git first."
+            f"replace could not be got back. {how}"
         ]
     status = git(
         "status", "--porcelain", "--untracked-files=all", "--", *map(str, touched), cwd=probe

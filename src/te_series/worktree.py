@@ -618,6 +618,12 @@ def refuse_out(root: Path, out: Path, example: str, *, folder: bool) -> None:
             f"the work trees and their backups); writing there could overwrite them. "
             f"Name a path outside them (e.g. {example})."
         )
+    if not folder and not out.exists():  # a folder that holds no new file (/proc, read-only)
+        try:  # found before the work, not after it (v31 #2)
+            os.close(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+        except OSError as e:
+            raise SeriesError(f"--out {out}: no file can be written there ({e.strerror})") from e
+        out.unlink()
 
 
 def kept_dir_of(root: Path, path: Path, dirs: tuple[str, ...]) -> str | None:
