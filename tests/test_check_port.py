@@ -420,6 +420,19 @@ def test_port_out_refuses_a_release_folder_that_is_a_link(three, project, tmp_pa
     assert "symbolic link" not in text, text
 
 
+def test_port_out_refuses_a_release_file(three, project, tmp_path, capsys):
+    """v32 #3: a file at OUT/<release> gave a raw "Not a directory" and advice about free
+    space; following the advice now gets port past it."""
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "10.0.0").write_text("mine\n")
+    rc, text = te("port", "--release", "10.0.0", "--out", str(tmp_path / "out"), capsys=capsys)
+    assert rc == 2 and "10.0.0 is a file" in text and "downloading" not in text, text
+    sh("sh", "-c", re.search(r"Move it away \((mv [^)]*)\)", text).group(1), cwd=project)
+    rc, text = te("port", "--release", "10.0.0", "--out", str(tmp_path / "out"), capsys=capsys)
+    assert "is a file" not in text and "Not a directory" not in text, text
+    assert (tmp_path / "out" / "10.0.0.old").read_text() == "mine\n"
+
+
 def test_check_reports_a_binary_patch(three, project, tmp_path):
     """A patch written as binary (git attributes at export time) is named by check."""
     fork = project / "fork"

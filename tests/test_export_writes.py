@@ -168,6 +168,47 @@ def test_a_full_disk_at_a_note_says_so_and_the_same_command_again_gets_past(
     assert rc == 0, out
 
 
+# A git first in PATH whose first mailsplit fails as on a full disk.
+MAILSPLIT_FULL = """#!/bin/sh
+case " $* " in *" mailsplit "*) if [ ! -e "{marker}" ]; then touch "{marker}"
+  echo "fatal: cannot write output: No space left on device" >&2; exit 128; fi;; esac
+exec "{git}" "$@"
+"""
+
+
+@pytest.mark.parametrize("step", ["mailsplit", "mailinfo"])
+def test_a_full_disk_at_exports_read_back_says_so(three, project, monkeypatch, capsys, tmp_path,
+                                                  step):  # fmt: skip
+    """v32 #1, #2: export reads each patch back as git am would, through files of git
+    mailsplit and git mailinfo. On a full disk mailsplit's failure was told as a damaged
+    patch (to restore from a path that is no file), and mailinfo, which cuts its output short
+    there and exits 0, made a sound message look unreadable (to reword, again and again)."""
+    before = patch_bytes(three)
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=project / "fork")
+    marker = tmp_path / "full"
+    with monkeypatch.context() as m:
+        if step == "mailsplit":
+            (tmp_path / "git").write_text(MAILSPLIT_FULL.format(marker=marker, git=shutil.which("git")))
+            (tmp_path / "git").chmod(0o755)
+            m.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+        else:  # less than 1 MiB left where mailinfo wrote
+            room = os.statvfs
+
+            def statvfs(path):
+                if marker.exists() or "te-series-mailinfo-" not in str(path):
+                    return room(path)
+                marker.touch()
+                return os.statvfs_result((4096, 4096, 100, 0, 0, 100, 0, 0, 0, 255))
+
+            m.setattr(os, "statvfs", statvfs)
+        rc, out = te("export", capsys=capsys)
+    assert rc == 2 and f"the disk is full: git {step} could not write" in out, out
+    assert "restore it" not in out and "reads it differently" not in out
+    assert patch_bytes(three) == before
+    rc, out = te("export", capsys=capsys)  # room again: the same command gets past it
+    assert rc == 0 and "Test-more-things" in out, out
+
+
 @pytest.mark.parametrize("stuck", ["series", "0003-PyTorch-Test-more.patch"])
 def test_a_patch_file_that_cannot_be_replaced_leaves_every_file_as_it_was(three, project,
                                                                           monkeypatch, capsys,

@@ -249,18 +249,28 @@ def test_pr_refuses_a_symlinked_folder_in_its_output(three, project, upstream, c
     assert (out / "all").is_dir() and not (out / "all").is_symlink()
 
 
+@pytest.mark.parametrize("given", [False, True])
 def test_pr_out_a_link_to_nothing_is_named_and_making_its_folder_gets_past(
-    three, project, upstream, capsys, tmp_path
+    three, project, upstream, capsys, tmp_path, given
 ):  # fmt: skip
     """v28 #6: pr-out a link to a folder that is not there (a disk not mounted) gave "File
-    exists ... free space or a permission"."""
+    exists ... free space or a permission". v32 #4: given as --out, the link was resolved
+    when parsed, and pr made the folders it names and wrote there."""
     group_all(three, project)
     target = tmp_path / "disk" / "pr-out"
     (project / "pr-out").symlink_to(target)
-    rc, said = te("pr", "--te-src", str(upstream), *WHO, capsys=capsys)
-    assert rc == 2 and "is a link to nothing" in said and "make or mount the folder" in said, said
+    out = ("--out", str(project / "pr-out")) if given else ()
+    if given:
+        with pytest.raises(SystemExit) as e:
+            te("pr", "--te-src", str(upstream), *WHO, *out)
+        said = capsys.readouterr().err
+        assert e.value.code == 2 and not target.exists(), said
+    else:
+        rc, said = te("pr", "--te-src", str(upstream), *WHO, capsys=capsys)
+        assert rc == 2, said
+    assert "is a link to nothing" in said and "make or mount" in said, said
     target.mkdir(parents=True)  # the advice: make the folder it names
-    assert te("pr", "--te-src", str(upstream), *WHO)[0] == 0
+    assert te("pr", "--te-src", str(upstream), *WHO, *out)[0] == 0
     assert (target / "SUMMARY.md").is_file()
 
 

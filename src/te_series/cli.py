@@ -19,6 +19,11 @@ def _path(s: str) -> Path:
     itself: `port --out ''` wrote into it, v29 #5)."""
     if not s:
         raise argparse.ArgumentTypeError("an empty path")
+    if os.path.islink(s) and not os.path.exists(s):  # resolved, it would be followed (v32 #4)
+        raise argparse.ArgumentTypeError(
+            f"{s} is a link to nothing ({os.readlink(s)}): make or mount what it names, or "
+            "remove the link"
+        )
     return Path(s).resolve()
 
 

@@ -127,14 +127,26 @@ def git(
     proc = git_run(*args, cwd=cwd, env=env, input=input)
     if check and proc.returncode != 0:
         said = proc.stderr.strip() or proc.stdout.strip()
-        if re.search(r"No space left on device|Out of diskspace", said):  # not the series' (v28 #3)
-            raise SeriesError(
-                f"the disk is full: git {args[0]} could not write ({said.splitlines()[-1]}). "
-                "Make room, then run the same te-series command again (te-series status "
-                "shows where things stand)."
-            )
+        refuse_full_disk(args[0], said)
         raise SeriesError(f"git {' '.join(args)} failed in {cwd}:\n{said}")
     return proc.stdout
+
+
+def refuse_full_disk(step: str, said: str, folder: Path | None = None) -> None:
+    """The stop for a git that could not write for want of space: not the series' doing
+    (v28 #3). With `folder`, also where git wrote with so little room left that it may have
+    cut its output short without a word (git mailinfo does, exit 0: v32 #1)."""
+    if re.search(r"No space left on device|Out of diskspace", said):
+        said = said.strip().splitlines()[-1]
+    else:
+        room = os.statvfs(folder) if folder is not None else None
+        if room is None or room.f_bavail * room.f_frsize >= 1 << 20:
+            return
+        said = f"less than 1 MiB free in {folder}"
+    raise SeriesError(
+        f"the disk is full: git {step} could not write ({said}). Make room, then run the same "
+        "te-series command again (te-series status shows where things stand)."
+    )
 
 
 def git_run(
@@ -570,6 +582,7 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
         mbox.write_bytes(data)
         mails.mkdir()
         split = git_run("mailsplit", "--keep-cr", f"-o{mails}", "--", str(mbox), cwd=where)
+        refuse_full_disk("mailsplit", split.stderr if split.returncode else "")
         parts = sorted(mails.iterdir())
         if split.returncode != 0 or not parts:
             said = split.stderr.strip().replace(str(mbox), label) or "no mail in it"
@@ -597,6 +610,7 @@ def mailinfo(data: bytes, where: Path, label: str) -> tuple[dict[str, str], str,
         msg, patch = Path(tmp) / "msg", Path(tmp) / "patch"
         args = ["mailinfo", "-b", "--no-scissors", "--encoding=UTF-8", str(msg), str(patch)]
         proc = git_run(*args, cwd=where, input=parts[0].read_bytes())
+        refuse_full_disk("mailinfo", proc.stderr.decode("utf-8", "replace"), Path(tmp))
         if proc.returncode != 0:
             said = proc.stderr.decode("utf-8", "replace").strip()
             raise SeriesError(f"git mailinfo cannot read {label}: {said}")

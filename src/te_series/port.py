@@ -114,6 +114,13 @@ def check_out(root: Path, out: Path, releases: list[str]) -> None:
             f"--out: {', '.join(links)} is a symbolic link; port writes only into folders of "
             f"its own. Remove it (rm {' '.join(links)}) or name another --out folder."
         )
+    files = [str(out / r) for r in releases if (out / r).exists() and not (out / r).is_dir()]
+    if files:  # a raw "Not a directory" (v32 #3)
+        moves = " && ".join(f"mv {shlex.quote(f)} {shlex.quote(f + '.old')}" for f in files)
+        raise SeriesError(
+            f"--out: {', '.join(files)} is a file; port writes the release's patches into a "
+            f"folder of that name. Move it away ({moves}) or name another --out folder."
+        )
     full = [out / r for r in releases if (out / r).exists() and any((out / r).iterdir())]
     if full:
         raise SeriesError(
