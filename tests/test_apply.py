@@ -92,6 +92,33 @@ def test_resume_after_fixed_patch_then_export_rewrites_only_it(three, project, u
     assert three.names() == names
 
 
+# A git first in PATH whose first `am --continue` fails as on a full disk.
+AM_FULL = """#!/bin/sh
+case " $* " in *" am --continue "*) if [ ! -e "{marker}" ]; then touch "{marker}"
+  echo "fatal: unable to write loose object file: No space left on device" >&2; exit 128; fi;;
+esac
+exec "{git}" "$@"
+"""
+
+
+def test_a_full_disk_at_am_continue_says_so(three, project, upstream, capsys, monkeypatch,
+                                            tmp_path):  # fmt: skip
+    """v33 #5: the fix made by hand and staged, then a full disk at git am --continue: the
+    stop said "No file has conflict markers: make the change by hand". It says the disk."""
+    stop_and_resolve(project, upstream)
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "git").write_text(AM_FULL.format(marker=tmp_path / "full", git=shutil.which("git")))
+    (shim / "git").chmod(0o755)
+    with monkeypatch.context() as m:
+        m.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+        rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 2 and "the disk is full: git am could not write" in out, out
+    assert "make the change by hand" not in out
+    rc, out = te("apply", "--continue", capsys=capsys)
+    assert rc == 0, out
+
+
 def stop_then_commit_the_fix(project, upstream):
     """Apply stops on patch 2 (upstream conflicts); the user aborts git am and commits the
     fixed change by hand. Returns fork/."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
 import sys
 
 import pytest
@@ -235,6 +237,33 @@ def test_port_conflict_names_patch_and_file(project, upstream, tmp_path):
     # M4: say plainly that a port patch cannot resolve a merge conflict.
     assert "A port patch cannot resolve this" in str(err.value)
     assert "Add a port patch" not in str(err.value)
+
+
+# A git first in PATH whose first `rebase --onto` fails as on a full disk.
+REBASE_FULL = """#!/bin/sh
+case " $* " in *" rebase --onto "*) if [ ! -e "{marker}" ]; then touch "{marker}"
+  echo "error: unable to write new index file: No space left on device" >&2; exit 1; fi;; esac
+exec "{git}" "$@"
+"""
+
+
+def test_a_full_disk_at_the_ports_merge_says_so(project, upstream, tmp_path, monkeypatch):
+    """v33 #3: a git rebase that the disk stopped was told as a conflict "of patch '' in (no
+    file)", with advice to change the series or its port targets; making room, the one way
+    on, was not said. The same port once there is room gets past it."""
+    series = make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    wheels(project, upstream, tmp_path, NEWER)
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "git").write_text(REBASE_FULL.format(marker=tmp_path / "full", git=shutil.which("git")))
+    (shim / "git").chmod(0o755)
+    with monkeypatch.context() as m, pytest.raises(SeriesError) as err:
+        m.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+        port_mod.port_tree(series, "10.0.0", tmp_path / "port")
+    assert "the disk is full: git rebase could not write" in str(err.value), err.value
+    assert "conflicts in" not in str(err.value)
+    tree = port_mod.port_tree(series, "10.0.0", tmp_path / "port2")
+    assert (tree / "transformer_engine/pytorch/fuser.py").read_text().startswith("NEW = 1")
 
 
 def test_port_patches_apply_edit_and_export(project, upstream, tmp_path, capsys):

@@ -76,6 +76,30 @@ def test_patches_outside_git_is_refused_with_advice_that_gets_past(three, projec
     assert rc == 0 and "0004-PyTorch-New-thing.patch" in out, out
 
 
+def test_a_merge_with_a_change_of_its_own_is_rebased_away_keeping_it(three, project, capsys):
+    """v33 #1: a merge commit in fork/ whose tree has a change of its own (an edit made while
+    merging): "rebase them away" dropped that change without a word, and export went on
+    without it. The advice takes it back as a commit; followed, export keeps it."""
+    fork = project / "fork"
+    sh("git", "checkout", "-q", "-b", "side", "HEAD~1", cwd=fork)
+    commit(fork, {"tests/side.py": "S = 1\n"}, msg("Side"))
+    sh("git", "checkout", "-q", "series", cwd=fork)
+    sh("git", "merge", "-q", "--no-commit", "side", cwd=fork)
+    (fork / "tests" / "evil.py").write_text("E = 1\n")
+    sh("git", "add", "tests/evil.py", cwd=fork)
+    sh("git", "commit", "-q", "--no-edit", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "holds a change of its own" in out, out
+    steps = re.findall(r"\((git -C fork rebase \w+)\), take that change back as a commit \((.*?)\),",
+                       out)  # fmt: skip
+    for step in steps[0]:
+        sh("sh", "-c", step, cwd=project)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    text = "".join(p.read_text() for p in three.dir.glob("*.patch"))
+    assert "+S = 1" in text and "+E = 1" in text
+
+
 def test_export_refuses_untracked_files_in_fork(three, project, capsys):
     (project / "fork" / "tests" / "new_test.py").write_text("x = 1\n")
     rc, out = te("export", capsys=capsys)

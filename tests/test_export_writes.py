@@ -137,30 +137,39 @@ def test_a_full_disk_mid_export_writes_nothing(three, project, monkeypatch, caps
     assert len(three.names()) == 4
 
 
-# A git first in PATH that fails the first `git notes ... add` as on a full disk.
+# A git first in PATH that fails the first `git notes ... add` as on a full disk: with
+# git's words for it, or (a lock file it could not write, v33 #4) without them.
 NOTES_FULL = """#!/bin/sh
 case " $* " in *" notes "*" add "*) if [ ! -e "{marker}" ]; then touch "{marker}"
-  echo "error: unable to write file: No space left on device" >&2
-  echo "fatal: No space left on device" >&2; exit 128; fi;; esac
+  echo "{said}" >&2; exit 128; fi;; esac
 exec "{git}" "$@"
 """
+NO_SPACE = "fatal: No space left on device"
+NO_LOCK = "fatal: update_ref failed for ref 'refs/notes/te-series': couldn't write 'x.lock'"
 
 
+@pytest.mark.parametrize("said", [NO_SPACE, NO_LOCK])
 @pytest.mark.parametrize("verb", [("export",), ("apply", "--force")])
 def test_a_full_disk_at_a_note_says_so_and_the_same_command_again_gets_past(
-    three, project, upstream, monkeypatch, capsys, tmp_path, verb
+    three, project, upstream, monkeypatch, capsys, tmp_path, verb, said
 ):  # fmt: skip
     """v28 #3: a git notes that the disk stopped gave git's words only, and for apply
     --force named the fork.new/ it had already removed. The stop says the disk is full and
-    to run the same command again once there is room; that gets past it."""
+    to run the same command again once there is room; that gets past it. v33 #4: git's
+    words for a lock it could not write name no full disk: less than 1 MiB left does."""
     sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=project / "fork")
     args = (*verb, "--te-src", str(upstream)) if verb[0] == "apply" else verb
     shim = tmp_path / "shim"
     shim.mkdir()
-    (shim / "git").write_text(NOTES_FULL.format(marker=tmp_path / "full", git=shutil.which("git")))
+    (shim / "git").write_text(
+        NOTES_FULL.format(marker=tmp_path / "full", git=shutil.which("git"), said=said)
+    )
     (shim / "git").chmod(0o755)
+    room = os.statvfs
     with monkeypatch.context() as m:
         m.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+        m.setattr(os, "statvfs", lambda path: room(path) if "fork" not in str(path) else
+                  os.statvfs_result((4096, 4096, 100, 0, 0, 100, 0, 0, 0, 255)))  # fmt: skip
         rc, out = te(*args, capsys=capsys)
     assert rc == 2 and "the disk is full" in out and "run the same te-series command" in out, out
     assert "fork.new" not in out.split("error:")[-1]

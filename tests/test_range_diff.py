@@ -87,22 +87,31 @@ def test_range_diff_out_never_overwrites_work_or_any_file(three, project, upstre
     assert not (fork / "new.txt").exists()
 
 
-@pytest.mark.parametrize("base", ["pypi", "git"])
+@pytest.mark.parametrize("base,bad", [("pypi", "missing"), ("git", "missing"), ("git", "twice"),
+                                      ("git", "no-patch"), ("git", "not-utf8"),
+                                      ("git", "toml-not-utf8")])  # fmt: skip
 def test_a_revisions_broken_series_is_named_at_that_revision(three, project, upstream, tmp_path,
-                                                             capsys, base):  # fmt: skip
+                                                             capsys, base, bad):  # fmt: skip
     """tool-review-v20 #9: REV's series lists a file REV lacks (fixed since). The error was
     about the working tree's patches/series (on the PyPI base without "at REV") and said to
-    restore the file or remove the line, neither of which is there. It names REV; naming
-    another revision, as it says, gets past it."""
+    restore the file or remove the line, neither of which is there. v33 #2: the same for a
+    name listed twice, a name that is no patch, a series or base.toml that is not UTF-8. It
+    names REV; naming another revision, as it says, gets past it."""
     make_wheel(upstream, tmp_path / "cache" / "dist")
-    with three.series_file.open("a") as f:
-        f.write("0011-missing.patch\n")
+    line = {"missing": b"0011-missing.patch\n", "twice": three.names()[0].encode() + b"\n",
+            "no-patch": b"notes.txt\n", "not-utf8": b"# caf\xe9\n"}.get(bad)  # fmt: skip
+    if line:
+        with three.series_file.open("ab") as f:
+            f.write(line)
+    else:
+        with three.base_file.open("ab") as f:
+            f.write(b"# caf\xe9\n")
     save(project, "bad series")
     sh("git", "revert", "--no-edit", "HEAD", cwd=project)
     args = ["--te-src", str(upstream)] if base == "git" else []
     rc, out = te("range-diff", "HEAD~1", *args, capsys=capsys)
-    assert rc == 2 and "which does not exist in patches/ at HEAD~1;" in out, out
-    assert "restore the file" not in out and "name another" in out, out
+    assert rc == 2 and " at HEAD~1, which cannot be used: name another revision" in out, out
+    assert "restore the file" not in out and "remove" not in out and "Fix" not in out, out
     rc, out = te("range-diff", "HEAD~2", *args, capsys=capsys)
     assert rc == 0, out
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 
+import errno
 import os
 import re
 import shlex
@@ -10,6 +11,7 @@ import subprocess
 
 import pytest
 
+from pathlib import Path
 from te_series import rebase
 
 from te_series.series import read_patch
@@ -240,6 +242,49 @@ def test_rebase_names_commits_upstream_already_has_and_abort_restores(
     rc, out = te("rebase", "--continue", "--drop", names[0], capsys=capsys)
     assert rc == 0, out
     assert three.names() == [n.replace("0002", "0001").replace("0003", "0002") for n in names[1:]]
+
+
+def test_a_group_emptied_by_a_drop_is_named_with_the_same_drop(three, project, upstream, capsys):
+    """v33 #6: upstream merged the one patch of a PR group; `rebase --continue --drop NAME`
+    refused to empty the group, and its way on was `te-series rebase --continue` without
+    the --drop, which refused again. It keeps the --drop; followed, it finishes."""
+    names = three.names()
+    three.series_file.write_text(f"# pr: one\n{names[0]}\n# pr: rest\n{names[1]}\n{names[2]}\n")
+    save(project, "groups")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    commit(upstream, {"transformer_engine/pytorch/other.py": '"""Other."""\n\nVALUE = 2\n'}, "up")
+    assert te("rebase", "--onto", "main", "--te-src", str(upstream))[0] == 2
+    rc, out = te("rebase", "--continue", "--drop", names[0], capsys=capsys)
+    assert rc == 2 and "without patches" in out, out
+    (command,) = re.findall(r"commit, and (te-series rebase --continue[^\n]*?)\.?$", out, re.M)
+    assert command == f"te-series rebase --continue --drop {names[0]}", out
+    three.series_file.write_text(f"{names[0]}\n# pr: rest\n{names[1]}\n{names[2]}\n")
+    save(project, "one group")
+    rc, out = te(*shlex.split(command)[1:], capsys=capsys)
+    assert rc == 0, out
+
+
+def test_a_full_disk_at_the_rebases_write_names_its_continue(three, project, upstream, capsys,
+                                                              monkeypatch):  # fmt: skip
+    """v33 #7: a full disk while the rebase writes the patches said "... and export again",
+    which refuses while the rebase is unfinished. It names rebase --continue; that ends it."""
+    before = patch_bytes(three)
+    commit(upstream, {"README": "news\n"}, "Upstream news")
+    real = Path.write_bytes
+
+    def full(self, data):
+        if self.name == ".base.toml.te-series-tmp":  # the one file this rebase changes
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    with monkeypatch.context() as m:
+        m.setattr(Path, "write_bytes", full)
+        rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "No space left on device" in out and "export again" not in out, out
+    assert "Make room" in out and "te-series rebase --continue" in out, out
+    assert patch_bytes(three) == before
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0 and "rebased onto" in out, out
 
 
 def test_rebase_keeps_a_single_quoted_commit_line(three, project, upstream, capsys):

@@ -19,6 +19,7 @@ from .git import (
     in_progress,
     log1,
     note_names,
+    refuse_full_disk,
     set_note,
 )
 from .series import load_series, read_patch
@@ -106,6 +107,7 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
             proc = git_run("am", "--continue", cwd=tree, env={"GIT_EDITOR": "true"})
             if proc.returncode != 0:
                 marked = conflicted(tree)
+                refuse_full_disk("am", proc.stderr, tree)  # not the change's doing (v33 #5)
                 raise SeriesError(
                     f"git am --continue in {name_}/ failed:\n"
                     f"{(proc.stdout + proc.stderr).strip()}\n"

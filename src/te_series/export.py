@@ -152,6 +152,17 @@ def back(name: str) -> str:
     )
 
 
+def changes_of_its_own(tree: Path, merge: str) -> bool:
+    """Whether a merge commit's tree is not what git merges of its parents by itself (a
+    conflict resolved, an edit made while merging): what a rebase drops. An old git without
+    `merge-tree --write-tree`, or more than two parents: taken as yes."""
+    parents = git("rev-parse", f"{merge}^@", cwd=tree).split()
+    auto = git_run("merge-tree", "--write-tree", *parents, cwd=tree)
+    if len(parents) != 2 or auto.returncode:
+        return True
+    return auto.stdout.split()[0] != object_id(tree, f"{merge}^{{tree}}")
+
+
 def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[str, list[str]]]:
     """The series' commits, base..HEAD, and their noted patch names; refuse history that
     export would get wrong."""
@@ -193,6 +204,16 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
             if m
             else f"Rebase them away (git -C {name} rebase {base[:12]}), then export again."
         )
+        if not m and [r for r in merges if changes_of_its_own(tree, r)]:  # v33 #1
+            head = object_id(tree, "HEAD")[:12]
+            how = (
+                f"A merge commit there holds a change of its own (a conflict resolution, an "
+                f"edit made while merging), which a rebase drops. Rebase them away (git -C "
+                f"{name} rebase {base[:12]}), take that change back as a commit (git -C {name} "
+                f"diff --binary HEAD {head} | git -C {name} apply --index && git -C {name} "
+                f"commit -m 'Keep the changes of merging'), then export again."
+            )
+
         raise SeriesError(
             f"{name}/ has merge commit(s) after the base ({', '.join(m[:12] for m in merges)}); "
             f"format-patch would leave them out. {how}"

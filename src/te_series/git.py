@@ -127,22 +127,26 @@ def git(
     proc = git_run(*args, cwd=cwd, env=env, input=input)
     if check and proc.returncode != 0:
         said = proc.stderr.strip() or proc.stdout.strip()
-        refuse_full_disk(args[0], said)
+        refuse_full_disk(args[0], said, Path(cwd))  # a lock git could not write (v33 #4)
         raise SeriesError(f"git {' '.join(args)} failed in {cwd}:\n{said}")
     return proc.stdout
 
 
 def refuse_full_disk(step: str, said: str, folder: Path | None = None) -> None:
     """The stop for a git that could not write for want of space: not the series' doing
-    (v28 #3). With `folder`, also where git wrote with so little room left that it may have
-    cut its output short without a word (git mailinfo does, exit 0: v32 #1)."""
+    (v28 #3). With `folder` (where git wrote), also less than 1 MiB left there: git's words
+    for a lock it could not write name no disk (v33 #4), and git mailinfo cuts its output
+    short without a word, exit 0 (v32 #1)."""
     if re.search(r"No space left on device|Out of diskspace", said):
         said = said.strip().splitlines()[-1]
     else:
-        room = os.statvfs(folder) if folder is not None else None
+        try:
+            room = os.statvfs(folder) if folder is not None else None
+        except OSError:  # no such folder: not the disk's doing
+            return
         if room is None or room.f_bavail * room.f_frsize >= 1 << 20:
             return
-        said = f"less than 1 MiB free in {folder}"
+        said = "; ".join(filter(None, [*said.strip().splitlines()[-1:], "less than 1 MiB free"]))
     raise SeriesError(
         f"the disk is full: git {step} could not write ({said}). Make room, then run the same "
         "te-series command again (te-series status shows where things stand)."

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .util import PatchFailed, progress, rel, SeriesError
 from .git import conflicted, format_patch, git, git_run, object_id, rebase_stop
+from .git import refuse_full_disk
 from .series import load_series, Series
 from .base import apply_prerequisites, extract_package, prerequisite_top, release_wheel
 from .worktree import (
@@ -79,6 +80,14 @@ def port_tree(series: Series, release: str, dest: Path, *, port_patches: bool = 
         files, (_, subject) = conflicted(dest), rebase_stop(dest)
         shown = git_run("diff", cwd=dest).stdout.strip().splitlines()
         git_run("rebase", "--abort", cwd=dest)
+        if not files:  # no conflict: git could not do its work (a full disk: v33 #3)
+            said = (proc.stderr.strip() or proc.stdout.strip())[-1500:]
+            refuse_full_disk("rebase", said)
+            raise SeriesError(
+                f"porting to {release}: git rebase failed, not at a conflict, so not the "
+                f"series' doing:\n{said}\nFix what git says (a full disk, a file it may not "
+                "write), then run the same te-series command again. Nothing was installed."
+            )
         raise SeriesError(
             f"porting to {release}: the 3-way merge of patch {subject!r} conflicts in "
             f"{', '.join(files) or '(no file; see git output)'}\n"

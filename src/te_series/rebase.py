@@ -123,7 +123,7 @@ def export_refusal(again: str = "te-series rebase --continue"):
         yield
     except SeriesError as e:
         said = str(e).replace("export again", again)
-        if again.endswith("--continue"):
+        if "--continue" in again:
             said += "\n(After a rebase: te-series rebase --continue [--drop NAME], or --abort.)"
         raise SeriesError(said) from None
 
@@ -185,9 +185,10 @@ def finish(root, fork, series, drops) -> int:
         state, base=top, upstream=onto, prerequisites=carried, rebase_onto=None,
         rebase_from=None, rebase_prerequisites=None,
     )  # fmt: skip
-    with export_refusal():
+    again = f"te-series rebase --continue {drop_args(drops)}".rstrip()  # the same --drop (v33 #6)
+    with export_refusal(again):  # a write the disk stops too (v33 #7)
         p = plan(fork, root, series, drops, state=check_tree(fork, root, moved), base_commit=onto)
-    write(root, p, extra={series.base_file: toml.encode()})
+        write(root, p, extra={series.base_file: toml.encode()})
     report(root, p, dry=False)
     print(f"rebased onto {onto}; {rel(series.base_file, root)} [upstream] commit updated")
     for pr, rev in carried.items():

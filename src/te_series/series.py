@@ -10,7 +10,7 @@ import textwrap
 import tomllib
 from pathlib import Path
 
-from .util import PATCH_GLOB, project_root, PYPI_PREFIX, read_text, rel, SeriesError
+from .util import FIX_LINE, PATCH_GLOB, project_root, PYPI_PREFIX, read_text, rel, SeriesError
 from .git import mailinfo
 
 
@@ -151,7 +151,7 @@ class Series:
                 return []
             raise SeriesError(f"{self.label} not found; restore it (git checkout -- {self.label})")
         if text is None:
-            text = read_text(self.series_file, self.root)
+            text = read_text(self.series_file, self.root, self.mend(self.label, FIX_LINE))
         out = []
         for i, text in enumerate(text.splitlines(), 1):
             s = text.strip()
@@ -165,42 +165,39 @@ class Series:
         return out
 
     def listing_problems(self) -> list[str]:
-        """Lines naming a missing patch file, or a patch listed twice."""
+        """Lines naming a missing patch file, or a patch listed twice. At a revision
+        (range-diff's REV) each says what is wrong there, not how to fix the working tree's
+        file (v33 #2)."""
         problems, seen = [], {}
         for e in self.entries():
             if e.name is None:
                 continue
-            first = e.name.split()[0]
+            first, line = e.name.split()[0], f"{self.label} line {e.lineno}"
+            where = rel(self.dir, self.root)
             if not e.name.endswith(".patch") and first.endswith(".patch"):
-                problems.append(
-                    f"{self.label} line {e.lineno} holds {first} and more: a series line is one "
-                    f"file name; move {e.name[len(first):].strip()!r} to a line of its own"
-                )
+                problems.append((f"{line} holds {first} and more: a series line is one file "
+                                 f"name", f"move {e.name[len(first):].strip()!r} to a line of "
+                                 "its own"))  # fmt: skip
             elif not e.name.endswith(".patch"):
-                problems.append(
-                    f"{self.label} line {e.lineno} names {e.name}, which is not a patch file "
-                    "(*.patch); remove the line, or make it a comment (# ...)"
-                )
-            elif "/" in e.name or not (self.dir / e.name).is_file():
-                where, line = rel(self.dir, self.root), f"{self.label} line {e.lineno}"
-                if "/" in e.name:
-                    said = f"{e.name}: a series line is a bare file name in {where}/; write it as "
-                    said += Path(e.name).name
-                elif (self.dir / e.name).exists():
-                    said = f"{e.name}, a folder, not a patch file; remove the line"
-                else:
-                    said = f"{e.name}, which does not exist in {where}/"
-                    said += (f" at {self.at}; that revision cannot be used as committed: name "
-                             "another" if self.at else f"; restore the file (git checkout -- "
-                             f"{where}/{e.name}) or remove the line")  # fmt: skip
-                problems.append(f"{line} names {said}")
+                problems.append((f"{line} names {e.name}, which is not a patch file (*.patch)",
+                                 "remove the line, or make it a comment (# ...)"))  # fmt: skip
+            elif "/" in e.name:
+                problems.append((f"{line} names {e.name}: a series line is a bare file name in "
+                                 f"{where}/", f"write it as {Path(e.name).name}"))  # fmt: skip
+            elif (self.dir / e.name).exists() and not (self.dir / e.name).is_file():
+                problems.append((f"{line} names {e.name}, a folder, not a patch file",
+                                 "remove the line"))  # fmt: skip
+            elif not (self.dir / e.name).is_file():
+                problems.append((f"{line} names {e.name}, which does not exist in {where}/",
+                                 f"restore the file (git checkout -- {where}/{e.name}) or "
+                                 "remove the line"))  # fmt: skip
             if e.name in seen:
-                problems.append(
-                    f"{self.label} lists {e.name} twice (lines {seen[e.name]} and {e.lineno}); "
-                    "remove one line"
-                )
+                problems.append((f"{self.label} lists {e.name} twice (lines {seen[e.name]} and "
+                                 f"{e.lineno})", "remove one line"))  # fmt: skip
             seen.setdefault(e.name, e.lineno)
-        return problems
+        if self.at and problems:  # no fix reaches a revision's files
+            return ["; ".join(w for w, _ in problems) + f". {self.mend(self.label)}"]
+        return [f"{w}; {f}" for w, f in problems]
 
     def names(self) -> list[str]:
         """Patch file names in apply order; refuse a series with missing or repeated files."""
@@ -317,7 +314,7 @@ class Series:
     def base(self) -> dict:
         label = rel(self.base_file, self.root)
         try:
-            text = read_text(self.base_file, self.root)
+            text = read_text(self.base_file, self.root, self.mend(label, FIX_LINE))
         except FileNotFoundError:
             raise SeriesError(
                 f"{label} not found: it names the upstream commit and PyPI release the series "

@@ -193,8 +193,12 @@ def locked(root: Path) -> bool:
     return True
 
 
-def read_text(path: Path, root: Path | None = None) -> str:
-    """A project text file as UTF-8; an error naming the file, line and byte when it is not."""
+FIX_LINE = "Fix that line in an editor"
+
+
+def read_text(path: Path, root: Path | None = None, mend: str = "") -> str:
+    """A project text file as UTF-8; an error naming the file, line and byte when it is not,
+    and `mend`, how to get past it (by default: fix the line or restore the file)."""
     data = Path(path).read_bytes()
     try:
         return data.decode("utf-8").removeprefix("\ufeff")  # an editor's byte-order mark
@@ -202,10 +206,10 @@ def read_text(path: Path, root: Path | None = None) -> str:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         label = rel(path, root) if root else str(path)
+        mend = mend or f"{FIX_LINE}, or restore the file (git checkout -- {label})."
         raise SeriesError(
             f"{label} is not UTF-8 text: line {line}, column {col} has the byte "
-            f"0x{data[e.start]:02X}. Fix that line in an editor, or restore the file "
-            f"(git checkout -- {label})."
+            f"0x{data[e.start]:02X}. {mend}"
         ) from None
 
 
