@@ -324,7 +324,8 @@ PR_GROUPS = {
     ),
     "not a slug": (
         text_edit("series", "# pr: tests", "# pr: Tests"),
-        "'Tests' is not a PR slug (lower-case letters, digits, '.', '_', '-')",
+        "'Tests' is not a PR slug (lower-case letters, digits, '.', '_', '-', starting with a "
+        "letter or digit)",
         text_edit("series", "# pr: Tests", "# pr: tests"),
     ),
     "a slug twice": (

@@ -382,3 +382,14 @@ def test_bytes_that_are_not_utf8_from_git_give_a_message(three, project, upstrea
     assert rc in (0, 2), out
     if where == "untracked file name":
         assert rc == 2 and "notes-caf" in out, out
+
+
+def test_a_cache_that_is_a_file_is_named(project, tmp_path, monkeypatch, capsys):
+    """v34 #7: $TE_SERIES_CACHE naming a file gave a raw "File exists" and advice about free
+    space, again on each run. It is named; a folder there gets past it."""
+    cache = tmp_path / "cachefile"
+    cache.write_text("not a folder\n")
+    monkeypatch.setenv("TE_SERIES_CACHE", str(cache))
+    rc, out = te("apply", capsys=capsys)
+    assert rc == 2 and f"the te-series cache {cache} ($TE_SERIES_CACHE) is no folder" in out, out
+    assert "File exists" not in out

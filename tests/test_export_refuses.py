@@ -751,10 +751,18 @@ def test_export_names_an_empty_commit(three, project, capsys):
         assert "rebase -i" in out and "mailinfo" not in out
 
 
-def test_a_commit_that_lost_its_note_is_named_not_dropped(three, project, capsys):
+@pytest.mark.parametrize("note", [None, "another's", "none listed"])
+def test_a_commit_that_lost_its_note_is_named_not_dropped(three, project, capsys, note):
+    """A commit whose note is gone; v34 #3: or names another patch, or one that is not
+    listed: "holds no commit of its own for it" and --drop, which moved the patch to another
+    PR group and lost its notes below '---'. It is named, with the command that notes it."""
     names = three.names()
     fork = project / "fork"
-    sh("git", "notes", "--ref=te-series", "remove", "HEAD", cwd=fork)
+    if note is None:
+        sh("git", "notes", "--ref=te-series", "remove", "HEAD", cwd=fork)
+    else:
+        wrong = names[1] if note == "another's" else "9999-nothing.patch"
+        sh("git", "notes", "--ref=te-series", "add", "-f", "-m", wrong, "HEAD", cwd=fork)
     before = patch_bytes(three)
     for extra in ([], ["--drop", names[2]]):
         rc, out = te("export", *extra, capsys=capsys)

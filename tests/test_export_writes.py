@@ -341,6 +341,28 @@ def test_a_series_file_that_is_a_link_is_written_through_it(three, project, caps
 NOTES = b"Changes since v13 (for reviewers): the lock is now taken at the\nfirst fused call.\n\n"
 
 
+def test_swapped_notes_never_swap_the_files_text_of_yours(three, project, upstream, capsys):
+    """v34 #1: the patch-name notes of two commits swapped by hand: export took it for two
+    renames onto each other's files, and the notes for reviewers below patch 1's '---' went
+    into patch 2's file. It refuses, with the notes commands that set them right."""
+    names, fork = three.names(), project / "fork"
+    path = three.dir / names[0]
+    path.write_bytes(path.read_bytes().replace(b"\n---\n", b"\n---\n" + NOTES, 1))
+    save(project, "notes for reviewers")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    one, two = (sh("git", "rev-parse", r, cwd=fork).strip() for r in ("HEAD~2", "HEAD~1"))
+    for rev, name in ((one, names[1]), (two, names[0])):
+        sh("git", "notes", "--ref=te-series", "add", "-f", "-m", name, rev, cwd=fork)
+    before = patch_bytes(three)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "do not match its commits" in out and patch_bytes(three) == before, out
+    (commands,) = re.findall(r"note it so \((.*?)\) and export again", out)
+    for command in commands.split("; "):
+        sh("sh", "-c", command, cwd=project)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and patch_bytes(three) == before, out
+
+
 @pytest.mark.parametrize("committed", [True, False])
 def test_text_git_am_leaves_out_of_the_commit_is_kept_by_export(three, project, upstream,
                                                                 capsys, committed):  # fmt: skip

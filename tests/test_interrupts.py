@@ -334,6 +334,33 @@ def test_a_patch_noted_before_its_record_counts_as_made_from_its_file(three, pro
     assert rc == 0 and "rename 0002-" in out, out
 
 
+def test_a_port_interrupted_while_importing_gets_one_advice(project, upstream, tmp_path, capsys,
+                                                           monkeypatch):  # fmt: skip
+    """v34 #2: a first `port --edit` interrupted while it imports the release leaves the tree
+    on the import's branch, half written: export --port said to check out 'series', which
+    git refuses there, and said it again. It says what status says: make the port again."""
+    from te_series import port as port_mod
+    from test_check_port import NEWER, wheels
+
+    make_series(project, upstream, [(GOOD_CHANGE, GOOD_MSG)])
+    wheels(project, upstream, tmp_path, NEWER)
+    real = port_mod.git
+
+    def ctrl_c_at_the_import(*args, **kw):
+        if args[:2] == ("add", "-A"):
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    with monkeypatch.context() as m:
+        m.setattr(port_mod, "git", ctrl_c_at_the_import)
+        assert te("port", "--release", "10.0.0", "--edit")[0] == 130
+    rc, out = te("export", "--port", "10.0.0", capsys=capsys)
+    assert rc == 2 and "interrupted while porting" in out and "checkout" not in out, out
+    command = re.findall(r"Make the port again: (te-series [^(]*?) \(", out)[0]
+    assert te(*shlex.split(command)[1:])[0] == 0
+    assert te("export", "--port", "10.0.0")[0] == 0
+
+
 def test_interrupted_apply_says_where_and_export_refuses(
     three, project, upstream, capsys, monkeypatch
 ):
@@ -727,3 +754,16 @@ def test_a_git_am_killed_mid_write_names_its_lock_and_continue_gets_past_it(
     assert "(complete)" in te("status", capsys=capsys)[1]
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0 and "add " not in out and "remove" not in out, out  # 0002: its new base
+
+
+def test_an_interrupted_pr_says_what_it_writes(three, project, capsys, monkeypatch):
+    """v34 #6: a Ctrl-C in pr said "patches/ was not written", which pr never writes."""
+    from te_series import pr as pr_mod
+
+    def ctrl_c(*args, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pr_mod, "load_series", ctrl_c)
+    rc, out = te("pr", capsys=capsys)
+    assert rc == 130 and "pr writes only its output folder" in out, out
+    assert "patches/ was not written" not in out

@@ -147,6 +147,7 @@ AFTER_CTRL_C = {
     "rebase": "patches/ and base.toml are written all at once or not at all.",
     "check": "check writes nothing; its temporary trees are removed.",
     "range-diff": "range-diff writes nothing but its --out file.",
+    "pr": "pr writes only its output folder (pr-out/ unless --out), each file whole.",
     "status": "",
 }
 

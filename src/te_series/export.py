@@ -97,12 +97,12 @@ def check_tree(tree: Path, root: Path, state: State | None = None) -> State:
     if state is None:
         raise SeriesError(no_record(tree, root))
     verbs = WorkTree.at(tree).verbs(state)
+    why = unfinished_port(tree, root, state)  # before the branch: it is the port's (v34 #2)
+    if why:
+        raise SeriesError(why)
     off = off_the_series_branch(tree, root)
     if off:
         raise SeriesError(f"{off}, then export again.")
-    why = unfinished_port(tree, root, state)
-    if why:
-        raise SeriesError(why)
     if state.kind == "pypi":
         raise SeriesError(
             f"{name}/ was built from a PyPI base, which lacks tests/ and docs/, so exporting it "
@@ -657,7 +657,8 @@ def plan(
             f"{which}. Remove that commit first (git -C {rel(tree, root)} rebase -i "
             f"{state.base[:12]}, 'drop'), or leave out --drop."
         )
-    refuse_unnoted(tree, root, series, [n for n in listed if n not in taken], revs, noted)
+    missing = [n for n in listed if n not in taken]
+    refuse_unnoted(tree, root, series, missing, revs, noted, set(taken.values()))
     lost = [n for n in listed if n not in taken and n not in drops]
     if [n for n in listed if n not in taken and n not in state.patches]:
         # listed since the tree was made or last exported (an export's rename undone in
@@ -709,18 +710,27 @@ def plan(
         )
     names = list(data)
     # A rename must not land on the file of a listed patch no commit stands for (a dropped
-    # one's): it would be overwritten. One whose commit is renamed too is free (v22 R4).
-    clash = [(o, n) for o, n in zip(owner, names) if o not in (None, n) and n in slot
-             and n not in owner]  # fmt: skip
+    # one's): it would be overwritten. One whose commit is renamed too is free (v22 R4), if
+    # only its number changes: two notes swapped by hand would swap the files' text of
+    # yours (notes below '---', v34 #1).
+    clash = [(o, n, r) for o, n, r in zip(owner, names, revs) if o not in (None, n) and n in slot
+             and (n not in owner or o.split("-", 1)[-1] != n.split("-", 1)[-1])]  # fmt: skip
     if clash:
+        name = rel(tree, root)
+        swapped = [f"git -C {name} notes --ref=te-series add -f "
+                   f"-m {shlex.quote(n)} {r[:12]}" for o, n, r in clash if n in owner]  # fmt: skip
         raise SeriesError(
             "export would write "
             + "; ".join(
-                f"the commit noted as {o} over {n}, another patch of the series" for o, n in clash
+                f"the commit noted as {o} over {n}, another patch of the series"
+                for o, n, r in clash
             )
-            + f", and delete {', '.join(o for o, _ in clash)}. The patch-name notes in "
-            f"{rel(tree, root)}/ do not match its commits. Nothing was written. Rebuild the "
-            f"tree ({verbs['rebuild']}; the old tree is kept whole in a backup)."
+            + f", and delete {', '.join(o for o, _, _ in clash)}. The patch-name notes in "
+            f"{name}/ do not match its commits. Nothing was written. "
+            + (f"Where a commit is the patch it would be exported as, note it so ("
+               f"{'; '.join(swapped)}) and export again; else rebuild" if swapped else
+               "Rebuild")  # fmt: skip
+            + f" the tree ({verbs['rebuild']}; the old tree is kept whole in a backup)."
         )
     text = merge_series(entries, slot, owner, names)
     refuse_emptied_groups(tree, root, series, entries, text, owner, names, state.base)
@@ -821,11 +831,13 @@ def refuse_emptied_groups(tree, root, series, entries, text: str, owner, names, 
         )  # fmt: skip
 
 
-def refuse_unnoted(tree, root, series, missing: list[str], revs, noted) -> None:
+def refuse_unnoted(tree, root, series, missing: list[str], revs, noted, held=()) -> None:
     """A listed patch without a commit, and a commit without a patch-name note that has its
     subject: git lost the note (rebase -x, an amend with notes.rewrite.amend=false, a
-    cherry-pick). Say how to note it; --drop would re-add it as a new commit elsewhere."""
-    unnoted = [r for r in revs if not noted[r]]
+    cherry-pick), or a note of another patch's name (copied by hand: v34 #3) stands for
+    none (`held`: the commits that stand for a listed patch). Say how to note it; --drop
+    would re-add it as a new commit elsewhere."""
+    unnoted = [r for r in revs if not noted[r] or held and r not in held]
     if not missing or not unnoted:
         return
     subject = dict(
@@ -849,7 +861,8 @@ def refuse_unnoted(tree, root, series, missing: list[str], revs, noted) -> None:
     if found:
         raise SeriesError(
             f"{name}/ has commit(s) without their te-series patch-name note (git rebase -x, "
-            "an amend with notes.rewrite.amend=false or a cherry-pick loses it), so export "
+            "an amend with notes.rewrite.amend=false or a cherry-pick loses it; or noted with "
+            "another patch's name), so export "
             "would take them for new commits and their patches for dropped ones (--drop "
             "would re-add them under new names, maybe in another '# pr:' group). Note each "
             "with its patch's name, then export again:\n  " + "\n  ".join(found)

@@ -241,7 +241,8 @@ class Series:
                 elif not SLUG_RE.match(slug):
                     problems.append(
                         f"{label} line {e.lineno}: {slug!r} is not a PR slug "
-                        "(lower-case letters, digits, '.', '_', '-')"
+                        "(lower-case letters, digits, '.', '_', '-', starting with a letter "
+                        "or digit)"
                     )
                 elif slug == "main":  # `on main` names the series' git base (v12 #9)
                     problems.append(

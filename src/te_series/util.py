@@ -95,6 +95,9 @@ def te_import_error(python: Path | str) -> str | None:
 def cache_dir() -> Path:
     """Cache for downloaded and built wheels, outside the repository."""
     d = Path(os.environ.get("TE_SERIES_CACHE", Path.home() / ".cache" / "te-series"))
+    if d.exists() and not d.is_dir():  # a raw "File exists" (v34 #7)
+        raise SeriesError(f"the te-series cache {d} ($TE_SERIES_CACHE) is no folder: name "
+                          "a folder, or move that file away")  # fmt: skip
     d.mkdir(parents=True, exist_ok=True)
     return d
 
