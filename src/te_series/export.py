@@ -657,8 +657,9 @@ def plan(
             f"{which}. Remove that commit first (git -C {rel(tree, root)} rebase -i "
             f"{state.base[:12]}, 'drop'), or leave out --drop."
         )
-    missing = [n for n in listed if n not in taken]
-    refuse_unnoted(tree, root, series, missing, revs, noted, set(taken.values()))
+    missing = [n for n in listed if n not in taken]  # a note of a name listed no more: a
+    held = set(taken.values()) | {r for r in revs if gone & set(noted[r])}  # rename since
+    refuse_unnoted(tree, root, series, missing, revs, noted, held)
     lost = [n for n in listed if n not in taken and n not in drops]
     if [n for n in listed if n not in taken and n not in state.patches]:
         # listed since the tree was made or last exported (an export's rename undone in
