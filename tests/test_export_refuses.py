@@ -1066,3 +1066,30 @@ def test_an_export_undone_in_patches_is_named_as_a_change_not_a_lost_commit(
     assert rc == 0, out
     rc, out = te("export", capsys=capsys)
     assert rc == 0 and (patch_bytes(three), three.series_file.read_bytes()) == before, out
+
+
+def test_a_note_that_is_a_path_is_no_patch_name(three, project, capsys):
+    """v35 #5: a note line `../build/NAME` made export delete build/NAME, outside patches/,
+    as a file an earlier export had left. A line of a note that is no bare file name is no
+    patch's name."""
+    names, fork = three.names(), project / "fork"
+    mine = project / "build" / names[2]
+    mine.parent.mkdir()
+    shutil.copyfile(three.dir / names[2], mine)  # e.g. a copy of mine, git-ignored
+    note = f"{names[2]}\n../build/{names[2]}"  # a second line, as after a squash
+    sh("git", "notes", "--ref=te-series", "add", "-f", "-m", note, "HEAD", cwd=fork)
+    commit(fork, {"tests/e.py": "E = 1\n"}, msg("Add e"))
+    rc, out = te("export", capsys=capsys)
+    assert mine.is_file() and "build" not in out, out
+
+
+def test_a_pulled_rename_noted_by_hand_is_refused_in_words(three, project, capsys):
+    """v35 #2: after a colleague's rename was pulled, fork/'s commit noted by hand with the
+    new name: export read the old file, gone since, and stopped with a raw "No such file"
+    and advice about free space, on every run. It is a change since fork/ was made."""
+    pulled, names = pull_a_colleagues_rename(three, project)
+    fork = project / "fork"
+    sh("git", "notes", "--ref=te-series", "add", "-f", "-m", names[2], "HEAD", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "No such file" not in out and "changed since fork/ was made" in out, out
+    assert patch_bytes(three) == pulled

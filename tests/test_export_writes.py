@@ -23,6 +23,7 @@ from series_helpers import (
     GOOD_MSG,
     make_series,
     msg,
+    reword_line,
     patch_bytes,
     rename_patch_2,
     save,
@@ -341,10 +342,14 @@ def test_a_series_file_that_is_a_link_is_written_through_it(three, project, caps
 NOTES = b"Changes since v13 (for reviewers): the lock is now taken at the\nfirst fused call.\n\n"
 
 
-def test_swapped_notes_never_swap_the_files_text_of_yours(three, project, upstream, capsys):
+@pytest.mark.parametrize("also", [None, "renumbered", "reworded"])
+def test_swapped_notes_never_swap_the_files_text_of_yours(three, project, upstream, capsys,
+                                                          also):  # fmt: skip
     """v34 #1: the patch-name notes of two commits swapped by hand: export took it for two
     renames onto each other's files, and the notes for reviewers below patch 1's '---' went
-    into patch 2's file. It refuses, with the notes commands that set them right."""
+    into patch 2's file. It refuses, with the notes commands that set them right. v35 #1:
+    the same with the commits renumbered (a commit inserted before) or reworded: a commit
+    is the patch whose change it has."""
     names, fork = three.names(), project / "fork"
     path = three.dir / names[0]
     path.write_bytes(path.read_bytes().replace(b"\n---\n", b"\n---\n" + NOTES, 1))
@@ -353,6 +358,14 @@ def test_swapped_notes_never_swap_the_files_text_of_yours(three, project, upstre
     one, two = (sh("git", "rev-parse", r, cwd=fork).strip() for r in ("HEAD~2", "HEAD~1"))
     for rev, name in ((one, names[1]), (two, names[0])):
         sh("git", "notes", "--ref=te-series", "add", "-f", "-m", name, rev, cwd=fork)
+    if also == "renumbered":
+        stop = {"GIT_SEQUENCE_EDITOR": "sed -i 1ibreak"}  # a commit of mine before patch 1
+        sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=stop)
+        commit(fork, {"tests/e.py": "E = 1\n"}, msg("Add e"))
+        sh("git", "notes", "--ref=te-series", "add", "-m", "new", "HEAD", cwd=fork)
+        sh("git", "rebase", "--continue", cwd=fork)
+    elif also == "reworded":
+        reword_line(fork, "HEAD~3", 1, "s/^\\[PyTorch\\] .*/& (v2)/")
     before = patch_bytes(three)
     rc, out = te("export", capsys=capsys)
     assert rc == 2 and "do not match its commits" in out and patch_bytes(three) == before, out
@@ -360,7 +373,9 @@ def test_swapped_notes_never_swap_the_files_text_of_yours(three, project, upstre
     for command in commands.split("; "):
         sh("sh", "-c", command, cwd=project)
     rc, out = te("export", capsys=capsys)
-    assert rc == 0 and patch_bytes(three) == before, out
+    assert rc == 0, out
+    first = [f for f in three.dir.glob("*.patch") if NOTES in f.read_bytes()]
+    assert len(first) == 1 and b"VALUE = 2" in first[0].read_bytes(), first  # patch 1's change
 
 
 @pytest.mark.parametrize("committed", [True, False])

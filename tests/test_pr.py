@@ -436,3 +436,15 @@ def test_pr_keeps_a_carriage_return_in_a_message(three, project, upstream, capsy
     msg = subprocess.run(["git", "log", "-1", "--format=%B", "pr/tests"], cwd=project.parent /
                          "prclone", capture_output=True, check=True).stdout  # fmt: skip
     assert b"Line with a\rcarriage return inside.\n" in msg, msg
+
+
+def test_a_stopped_pr_runs_part_file_is_no_file_of_yours(three, project, upstream, capsys):
+    """v35 #3: a pr that the disk stopped while it put a file in place left only its
+    .te-series-pr.part: the same pr again refused "pr-out is not empty and was not written
+    by te-series pr". That file is pr's own; the run again gets past it."""
+    group_all(three, project)
+    (project / "pr-out").mkdir()
+    (project / "pr-out" / ".te-series-pr.part").write_text("half")
+    rc, said = te("pr", "--te-src", str(upstream), *WHO, capsys=capsys)
+    assert rc == 0, said
+    assert (project / "pr-out" / "SUMMARY.md").is_file()

@@ -714,12 +714,22 @@ def plan(
     # one's): it would be overwritten. One whose commit is renamed too is free (v22 R4), if
     # only its number changes: two notes swapped by hand would swap the files' text of
     # yours (notes below '---', v34 #1).
-    clash = [(o, n, r) for o, n, r in zip(owner, names, revs) if o not in (None, n) and n in slot
-             and (n not in owner or o.split("-", 1)[-1] != n.split("-", 1)[-1])]  # fmt: skip
+    renamed = [(o, n, r) for o, n, r in zip(owner, names, revs) if o not in (None, n)]
+    ids = patch_ids(tree, "--no-walk", *[r for _, _, r in renamed]) if renamed else {}
+    of_file = {}  # listed file -> patch-id of its diff, where a renamed commit's may match
+    for f in [f for f in slot if ids and (series.dir / f).is_file()]:
+        out = git_run("patch-id", "--stable", cwd=tree, input=(series.dir / f).read_bytes())
+        of_file[f] = (out.stdout.split() or [b""])[0].decode()
+    # the patch a renamed commit is by its change, where not the one its note names (v35 #1)
+    is_ = {r: next((f for f, i in of_file.items() if i == ids.get(r) and f != o), None)
+           for o, _, r in renamed if of_file.get(o) != ids.get(r)}  # fmt: skip
+    clash = [(o, n, r) for o, n, r in renamed if n in slot and (n not in owner or o.split(
+        "-", 1)[-1] != n.split("-", 1)[-1]) or is_.get(r)]  # fmt: skip
     if clash:
         name = rel(tree, root)
-        swapped = [f"git -C {name} notes --ref=te-series add -f "
-                   f"-m {shlex.quote(n)} {r[:12]}" for o, n, r in clash if n in owner]  # fmt: skip
+        swapped = [f"git -C {name} notes --ref=te-series add -f -m "
+                   f"{shlex.quote(is_.get(r) or n)} {r[:12]}"
+                   for o, n, r in clash if is_.get(r) or n in owner]  # fmt: skip
         raise SeriesError(
             "export would write "
             + "; ".join(
@@ -961,7 +971,7 @@ def undoes(root: Path, path: Path, was: str | None, new: bytes | None) -> str:
         return b"\n".join([head, message, re.sub(rb"^@@ [^@]* @@", b"@@", diff, flags=re.M)])
 
     old = git_run("cat-file", "blob", was or "", cwd=root, text=False)
-    if old.returncode:
+    if old.returncode or not path.is_file():  # gone since (a rename pulled, v35 #2)
         return "lost"
     base, now = kept(old.stdout), kept(path.read_bytes())
     if new is None or base == now:

@@ -652,8 +652,10 @@ def note_names(repo: Path, rev: str) -> list[str]:
     out = git_run("notes", f"--ref={NOTES_REF}", "show", rev, cwd=repo)
     if out.returncode != 0:
         return []
-    # One name a line: a name may hold spaces.
-    return [line.strip() for line in out.stdout.splitlines() if line.strip()]
+    # One name a line: a name may hold spaces; never a path (`../x` deleted x: v35 #5), so a
+    # line that is no bare file name is no patch's name.
+    names = [line.strip() for line in out.stdout.splitlines() if line.strip()]
+    return [n for n in names if "/" not in n and "\\" not in n and n not in (".", "..")]
 
 
 def names_in(repo: Path, revs: str) -> set[str]:

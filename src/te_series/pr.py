@@ -165,7 +165,7 @@ def prepare_out(out: Path, root: Path) -> None:
     """OUT must be empty or an earlier pr output, whose files (those its marker lists, and
     no others) are removed: only while each still holds what pr wrote (the marker records
     its blob id), so that an edit of yours is never overwritten."""
-    if out.exists() and any(out.iterdir()):
+    if out.exists() and any(n.name != PART for n in out.iterdir()):  # a stopped run's (v35 #3)
         marker = out / MARKER
         if not marker.is_file():
             raise SeriesError(
