@@ -1034,7 +1034,7 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     ),
     "export-notes-clash-rebuild": (
         notes_clash, ("export", "--drop", P2), f"the commit noted as {P3} over {P2}",
-        [run(r"Rebuild the tree " + REBUILD + ";")], EXPORT,
+        [run(r"[Rr]ebuild the tree " + REBUILD + ";")], EXPORT,
     ),
     # export.changed_since_apply, export.uncommitted
     "export-no-patch-record": (

@@ -526,3 +526,22 @@ def test_a_shift_of_two_patches_whose_names_differ_only_in_number_is_written(pro
     assert rc == 0, out
     assert series.names()[2:] == ["0003" + old[1][4:], "0004" + old[2][4:]]
     assert (project / "patches" / series.names()[3]).read_text().count("C = 1") == 1
+
+
+def test_a_note_added_after_export_survives_a_reorder(three, project, capsys):
+    """v36 #1: export, then notes for reviewers added below '---' of a file it wrote, then
+    committed: after a reorder in fork/, export refused "changed since fork/ was made" (the
+    version export wrote was in no commit, so it could not be read back), and "make the same
+    change" cannot make a note. Export keeps the note and renumbers."""
+    names, fork = three.names(), project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more things"), cwd=fork)
+    assert te("export")[0] == 0
+    path = three.dir / three.names()[2]
+    path.write_bytes(path.read_bytes().replace(b"\n---\n", b"\n---\n" + NOTES, 1))
+    save(project, "export, and notes for reviewers")
+    swap = {"GIT_SEQUENCE_EDITOR": "sed -i -e 2h -e 2d -e 3G"}  # patches 2 and 3 change places
+    sh("git", "rebase", "-q", "-i", "HEAD~3", cwd=fork, env=swap)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0, out
+    moved = three.dir / three.names()[1]
+    assert "Test-more-things" in moved.name and NOTES in moved.read_bytes()

@@ -1134,6 +1134,10 @@ def write(root: Path, p: Plan, extra: dict[Path, bytes] | None = None) -> None:
         p.state.failed = None
         p.state.skipped = []
         p.state.recorded = {n: blob_id(p.data[n]) for n in p.names}
+        # what was written, kept in git's store too: the next export reads it back where the
+        # file changed since (a note added below '---' before its commit: v36 #1)
+        if files:
+            git_run("hash-object", "-w", "--", *map(str, files), cwd=p.series.dir)
         write_state(p.tree, p.state)
 
 
