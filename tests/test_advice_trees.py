@@ -420,6 +420,15 @@ def notes_clash(c) -> None:
     sh("git", "reset", "-q", "--hard", "HEAD~1", cwd=c.fork)
 
 
+def notes_clash_changed(c) -> None:
+    """notes_clash, and that commit changed, its subject too, but not the file name that
+    format-patch makes of it (patch 2's): neither its subject nor its change is patch 2's."""
+    notes_clash(c)
+    (c.fork / "extra.py").write_text("extra = 1\n")
+    sh("git", "add", "extra.py", cwd=c.fork)
+    sh("git", "commit", "-q", "--amend", "-m", "[PyTorch] Make route return a list.", cwd=c.fork)
+
+
 def port_series_commit_changed(c) -> None:
     port_tree(c)
     env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/reword/", "GIT_EDITOR": "sed -i s/list/List/"}
@@ -1033,8 +1042,13 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         f"would drop {P3}", [run(REBUILD + " keeps")], EXPORT,
     ),
     "export-notes-clash-rebuild": (
-        notes_clash, ("export", "--drop", P2), f"the commit noted as {P3} over {P2}",
+        notes_clash_changed, ("export", "--drop", P2), f"the commit noted as {P3} over {P2}",
         [run(r"[Rr]ebuild the tree " + REBUILD + ";")], EXPORT,
+    ),
+    "export-notes-clash-noted": (  # v35 #4: the commit named by its change, before --drop
+        notes_clash, ("export", "--drop", P2), f"is {P2}: git -C fork notes",
+        [run(rf"is {P2}: (git -C fork notes --ref=te-series add -f -m \S+ \w+)")],
+        ("export", "--drop", P3),
     ),
     # export.changed_since_apply, export.uncommitted
     "export-no-patch-record": (

@@ -728,7 +728,8 @@ def test_an_in_body_header_is_named_on_its_own_line(three, project, capsys, head
 
 def test_export_never_renames_a_commit_over_another_listed_patch(three, project, capsys):
     """Notes that point a commit at the wrong patch (as the F1 bug left them): export must not
-    overwrite one listed patch with it and delete the other."""
+    overwrite one listed patch with it and delete the other. Since v35 #4 the commit is named
+    as the patch its change is, before the rename is tried."""
     names = three.names()
     fork = project / "fork"
     sh("git", "notes", f"--ref={NOTES_REF}", "add", "-f", "-m", names[2], "HEAD~1", cwd=fork)
@@ -736,7 +737,7 @@ def test_export_never_renames_a_commit_over_another_listed_patch(three, project,
     before = {n: (three.dir / n).read_bytes() for n in names}
     rc, out = te("export", "--drop", names[1], capsys=capsys)
     assert rc == 2
-    assert f"the commit noted as {names[2]} over {names[1]}" in out
+    assert f"is {names[1]}: git -C fork notes --ref=te-series add -f -m {names[1]}" in out
     assert {n: (three.dir / n).read_bytes() for n in names} == before
     assert three.names() == names
 
@@ -773,6 +774,24 @@ def test_a_commit_that_lost_its_note_is_named_not_dropped(three, project, capsys
     sh(*shlex.split(cmd), cwd=project)
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0 and f"unchanged {names[2]}" in out
+
+
+def test_a_note_copied_onto_an_earlier_commit_is_named(three, project, capsys):
+    """tool-review-v35 #4: a later commit's note copied onto an earlier one by hand (git notes
+    copy -f): export advised --drop of the earlier commit's patch, and then refused that
+    --drop. The earlier commit is named by its change, with the command that notes it;
+    followed, export has nothing to write."""
+    names = three.names()
+    fork = project / "fork"
+    sh("git", "notes", "--ref=te-series", "copy", "-f", "HEAD", "HEAD~1", cwd=fork)
+    before = patch_bytes(three)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "export --drop" not in out, out
+    (cmd,) = re.findall(rf"is {names[1]}: (git -C fork notes .*)", out)
+    assert patch_bytes(three) == before
+    sh(*shlex.split(cmd), cwd=project)
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and all(f"unchanged {n}" in out for n in names), out
 
 
 def test_a_reworded_commit_that_lost_its_note_is_named_by_its_change(three, project, capsys):

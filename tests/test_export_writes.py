@@ -418,6 +418,25 @@ def test_text_git_am_leaves_out_of_the_commit_is_kept_by_export(three, project, 
     assert b"\n---\n" + NOTES in got and b"\nCc: Reviewer <r@example.org>\n" in got, got[:600]
 
 
+def test_notes_below_a_subject_only_patchs_dashes_are_kept(three, project, capsys):
+    """A commit with a subject and no body: format-patch writes '---' right after the mail
+    headers, which export did not find (it looked for a line break before it), so it took
+    notes written below it for a change to the message that an export would undo, and
+    refused the next change of that commit with only a rebuild as advice. They are kept."""
+    name, fork = three.names()[2], project / "fork"
+    sh("git", "commit", "-q", "--amend", "-m", "[PyTorch] Test more", cwd=fork)
+    assert te("export", capsys=capsys)[0] == 0
+    path = three.dir / name
+    assert b"\n\n---\n" in path.read_bytes()
+    path.write_bytes(path.read_bytes().replace(b"\n\n---\n", b"\n\n---\n" + NOTES, 1))
+    save(project, "0003: notes for reviewers")
+    (fork / "tests/test_more.py").write_text("changed = 2\n")
+    sh("git", "commit", "-q", "-a", "--amend", "--no-edit", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"change {name}" in out, out
+    assert b"\n\n---\n" + NOTES in path.read_bytes() and b"changed = 2" in path.read_bytes()
+
+
 def test_notes_that_look_like_a_diffstat_and_text_after_it_are_kept(three, project, upstream,
                                                                      capsys):  # fmt: skip
     """tool-review-v21 #1: export took every indented line holding ' | ' for format-patch's
@@ -481,6 +500,34 @@ def test_text_after_a_files_hunks_stays_with_the_file(three, project, upstream, 
         assert b"+Y = 2\n" + note + at[1:] in got, got
     else:
         assert got.endswith(b"+    return list(values)\n" + note), got
+
+
+def test_text_after_a_files_hunks_follows_it_into_a_commit_split_off(three, project, upstream,
+                                                                      capsys):  # fmt: skip
+    """tool-review-v36 #2: a commit split in two in fork/, one file's change into a new commit
+    after it: the note after that file's hunks stayed in the old patch, after another file's.
+    It goes after that file's hunks in the new commit's patch."""
+    name = three.names()[1]
+    path = three.dir / name
+    note = b"Reviewer note: about the test's hunk.\n"
+    text, at = path.read_bytes(), b"\ndiff --git a/transformer_engine/"
+    assert b"\ndiff --git a/tests/test_fuser.py " in text.split(at)[0]
+    rebuild_and_export_unchanged(project, upstream, capsys, path,
+                                 text.replace(at, b"\n" + note + at[1:], 1))  # fmt: skip
+    fork = project / "fork"
+    sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"})  # fmt: skip
+    sh("git", "reset", "-q", "--soft", "HEAD~1", cwd=fork)
+    sh("git", "reset", "-q", "HEAD", "--", "tests/test_fuser.py", cwd=fork)
+    sh("git", "commit", "-q", "-C", "ORIG_HEAD", cwd=fork)
+    sh("git", "notes", "--ref=te-series", "add", "-f", "-m", name, "HEAD", cwd=fork)
+    sh("git", "commit", "-q", "-a", "-m", "[PyTorch] Test the route", cwd=fork)
+    sh("git", "rebase", "--continue", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and f"change {name}" in out and "(a new commit)" in out, out
+    (new,) = three.dir.glob("0003-PyTorch-Test-the-route.patch")
+    assert note not in path.read_bytes(), out
+    assert new.read_bytes().endswith(b"[1] == [1]\n" + note), new.read_bytes()[-300:]
 
 
 def test_a_change_to_a_commit_whose_patch_got_notes_since_apply_is_exported(three, project,

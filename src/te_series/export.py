@@ -32,6 +32,7 @@ from .git import (
     merged_from_outside,
     note_names,
     object_id,
+    file_patch_id,
     patch_ids,
     pulled_in,
     set_note,
@@ -418,9 +419,10 @@ def split_patch(patch: bytes) -> tuple[bytes, list[bytes], bytes, bytes, bytes]:
     up to '---', the text from there to the diff (the diffstat, and notes), and the diff."""
     head, _, rest = patch.partition(b"\n\n")
     extra = [h for h in re.split(rb"\n(?=\S)", head) if HEADER.match(h) and not MADE.match(h)]
-    message, cut, rest = rest.partition(b"\n---\n")
+    cut = m.end() if (m := re.search(rb"(?:\A|\n)---\n", rest)) else len(rest)  # a subject
+    message, rest = rest[:cut], rest[cut:]  # alone: '---' right after the headers
     at = m.start() if (m := re.search(rb"^diff --git ", rest, re.M)) else len(rest)
-    return head, extra, message + cut, rest[:at], rest[at:]
+    return head, extra, message, rest[:at], rest[at:]
 
 
 def diffstat(diff: bytes) -> bytes | None:
@@ -457,13 +459,15 @@ def diffstat(diff: bytes) -> bytes | None:
         return split_patch(made.read_bytes())[3]
 
 
-def keep_hand_written(old: bytes, new: bytes) -> bytes:
+def keep_hand_written(old: bytes, new: bytes) -> tuple[bytes, dict[bytes, bytes]]:
     """`new`, format-patch's file of a commit, with what `old`, the file it was made from,
     holds that git am left out of the commit (notes below '---', extra mail headers): export
     keeps it byte for byte (v20 #1): between '---' and the diff, all but old's own diffstat
-    (diffstat: what format-patch writes for old's diff; a pattern dropped notes, v21 #1)."""
+    (diffstat: what format-patch writes for old's diff; a pattern dropped notes, v21 #1).
+    Also returned: the text after the hunks of each file that `new` no longer changes, by
+    its `diff --git` line, for the patch that now changes it (place_trail)."""
     if not old.startswith(b"From "):  # not a mail git format-patch wrote
-        return new
+        return new, {}
     _, extra, _, region, diff = split_patch(old)
     head, had, message, made, rest = split_patch(new)
     extra = [h for h in extra if h not in had]
@@ -479,10 +483,21 @@ def keep_hand_written(old: bytes, new: bytes) -> bytes:
     # goes with its file, also where the file's diff changed (v22 R5, v23 #1, #2)
     trails = {key: trail for key, _, trail in olds}
     kept = [[key, body, trails.pop(key, trail)] for key, body, trail in news]
-    if kept:  # and that of files the commit no longer changes, at the end
-        kept[-1][2] += b"".join(trails.values())
     rest = b"".join(map(b"".join, kept)) or rest
-    return head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message + made + rest
+    out = head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message + made + rest
+    return out, {key: trail for key, trail in trails.items() if trail}
+
+
+def place_trail(patch: bytes, key: bytes, trail: bytes) -> bytes:
+    """`patch` with `trail` after the hunks of the file whose `diff --git` line is `key`, or
+    at its end where it changes no such file."""
+    diff = split_patch(patch)[4]
+    parts = [list(part) for part in file_sections(diff)]
+    if not parts:
+        return patch + trail
+    at = next((part for part in parts if part[0] == key), parts[-1])
+    at[2] += trail
+    return patch[: len(patch) - len(diff)] + b"".join(map(b"".join, parts))
 
 
 def file_sections(diff: bytes) -> list[tuple[bytes, bytes, bytes]]:
@@ -659,7 +674,7 @@ def plan(
         )
     missing = [n for n in listed if n not in taken]  # a note of a name listed no more: a
     held = set(taken.values()) | {r for r in revs if gone & set(noted[r])}  # rename since
-    refuse_unnoted(tree, root, series, missing, revs, noted, held)
+    refuse_unnoted(tree, root, series, missing, revs, noted, held, taken)
     lost = [n for n in listed if n not in taken and n not in drops]
     if [n for n in listed if n not in taken and n not in state.patches]:
         # listed since the tree was made or last exported (an export's rename undone in
@@ -680,9 +695,17 @@ def plan(
         files = format_patch(tree, f"{state.base}..HEAD", Path(tmp))
         check_roundtrip(tree, root, state.base, revs, files)
         data = {p.name: p.read_bytes() for p in files}
+    moved = []  # text after the hunks of a file that a commit no longer changes
     for o, n in zip(owner, list(data)):  # the file each commit was made from
         if o is not None and (series.dir / o).is_file():
-            data[n] = keep_hand_written((series.dir / o).read_bytes(), data[n])
+            data[n], left = keep_hand_written((series.dir / o).read_bytes(), data[n])
+            moved += [(n, key, trail) for key, trail in left.items()]
+    for n, key, trail in moved:  # goes with that file: to a patch that now changes it, a new
+        # commit's first (one split off: v36 #2); else to the end of its own
+        now = [(o is not None, m) for o, m in zip(owner, data) if m != n and key in
+               {k for k, _, _ in file_sections(split_patch(data[m])[4])}]  # fmt: skip
+        to = min(now)[1] if now else n
+        data[to] = place_trail(data[to], key, trail)
     refuse_conflict_markers(tree, root, data, revs)
     binary = [f"{n}: {f.path}" for n, blob in data.items()
               for f in parse_diff(blob.decode("utf-8", "surrogateescape")) if f.binary]  # fmt: skip
@@ -716,10 +739,9 @@ def plan(
     # yours (notes below '---', v34 #1).
     renamed = [(o, n, r) for o, n, r in zip(owner, names, revs) if o not in (None, n)]
     ids = patch_ids(tree, "--no-walk", *[r for _, _, r in renamed]) if renamed else {}
-    of_file = {}  # listed file -> patch-id of its diff, where a renamed commit's may match
-    for f in [f for f in slot if ids and (series.dir / f).is_file()]:
-        out = git_run("patch-id", "--stable", cwd=tree, input=(series.dir / f).read_bytes())
-        of_file[f] = (out.stdout.split() or [b""])[0].decode()
+    # listed file -> patch-id of its diff, where a renamed commit's may match
+    of_file = {f: file_patch_id(tree, series.dir / f) for f in slot
+               if ids and (series.dir / f).is_file()}  # fmt: skip
     # the patch a renamed commit is by its change, where not the one its note names (v35 #1)
     is_ = {r: next((f for f, i in of_file.items() if i == ids.get(r) and f != o), None)
            for o, _, r in renamed if of_file.get(o) != ids.get(r)}  # fmt: skip
@@ -842,28 +864,33 @@ def refuse_emptied_groups(tree, root, series, entries, text: str, owner, names, 
         )  # fmt: skip
 
 
-def refuse_unnoted(tree, root, series, missing: list[str], revs, noted, held=()) -> None:
+def refuse_unnoted(tree, root, series, missing: list[str], revs, noted, held=(), taken=None):
     """A listed patch without a commit, and a commit without a patch-name note that has its
     subject: git lost the note (rebase -x, an amend with notes.rewrite.amend=false, a
     cherry-pick), or a note of another patch's name (copied by hand: v34 #3) stands for
-    none (`held`: the commits that stand for a listed patch). Say how to note it; --drop
-    would re-add it as a new commit elsewhere."""
+    none (`held`: the commits that stand for a listed patch), or for one (`taken`: name ->
+    commit) whose change it is not (copied onto an earlier commit: v35 #4). Say how to note
+    it; --drop would re-add it as a new commit elsewhere."""
     unnoted = [r for r in revs if not noted[r] or held and r not in held]
-    if not missing or not unnoted:
+    if not missing:
         return
+    taken = taken or {}
+    if not unnoted and not taken:
+        return
+    ids = patch_ids(tree, "--no-walk", *unnoted, *taken.values())
+    unnoted += [r for n, r in taken.items() if (series.dir / n).is_file()
+                and ids.get(r) != file_patch_id(tree, series.dir / n)]  # fmt: skip
     subject = dict(
         line.partition(" ")[::2]
         for line in git("log", "--no-walk", "--format=%H %s", *unnoted, cwd=tree).splitlines()
     )
     name = rel(tree, root)
-    found, ids = [], None
+    found = []
     for n in missing:
         want = read_patch(series.dir / n).subject
         match = [r for r in unnoted if subject.get(r) == want]
         if not match:  # reworded too: the same change (v24 #1)
-            ids = ids or patch_ids(tree, "--no-walk", *unnoted)
-            own = git_run("patch-id", "--stable", cwd=tree, input=(series.dir / n).read_bytes())
-            match = [r for r in unnoted if ids.get(r) == (own.stdout.split() or [b""])[0].decode()]
+            match = [r for r in unnoted if ids.get(r) == file_patch_id(tree, series.dir / n)]
         if len(match) == 1:
             found.append(
                 f"commit {match[0][:12]} ({subject.get(match[0])!r}) is {n}: git -C {name} notes "

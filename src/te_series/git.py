@@ -399,6 +399,12 @@ def patch_ids(repo: Path, *revs: str) -> dict[str, str]:
     return dict(zip(ids[1::2], ids[0::2]))
 
 
+def file_patch_id(repo: Path, patch: Path) -> str:
+    """`git patch-id --stable` of a patch file's change ("" for a file with no diff)."""
+    out = git_run("patch-id", "--stable", cwd=repo, input=patch.read_bytes()).stdout.split()
+    return (out or [b""])[0].decode()
+
+
 def merged_from_outside(repo: Path, base: str, *tips: str) -> dict[str, list[str]]:
     """Merge -> its parents that share no commit above base with its first parent (upstream's,
     by a git pull; not a branch of yours off the series), for the merges of tips' history."""
