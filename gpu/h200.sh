@@ -48,6 +48,10 @@
 #  H200_PRS_K adding those PRs' tests, H200_L0_ARGS="--only test_fusible_ops --workers 12".
 #  Retain-graph (issue 28): `start build base rg l0 l0-base` with H200_L0_ARGS="--only
 #  test_fusible_ops --workers 12": stage rg is gpu/rg_cuda.sh; collect brings back rg.tar.xz.
+#  Session 27 (H100 given for nvidia-h200): `start build base rg l0 l0-base prs overhead` with
+#  H200_DEADLINE_S=1500: the build took 831 s, rg 400 s, and the L0 budget, (deadline - now -
+#  H200_AFTER_L0_S), fell to its 120 s floor: test_fusible_ops.py was cut at 98% with no ids.
+#  For the whole file after a long build, run l0 right after base, or set H200_AFTER_L0_S=0.
 #  Knobs: H200_BASE_ROUTING (caller; both runs the channel halves on the base too),
 #  H200_L0_BUDGET (480), H200_L0_SLOTS (20 xdist workers + serial files at once),
 #  H200_L0_ARGS (e.g. "--only test_fusible_ops"), H200_PERF_ROUNDS (8), H200_BLOCKS_S (200).
