@@ -408,6 +408,12 @@ def empty_commit(c) -> None:
     sh("git", "commit", "-q", "--allow-empty", "-m", "[PyTorch] An empty marker", cwd=c.fork)
 
 
+def empty_commit_below(c) -> None:
+    """An empty commit, and a commit with a change after it."""
+    empty_commit(c)
+    commit(c.fork, {"tests/f.py": "F = 1\n"}, "[PyTorch] Add f")
+
+
 def hand_rebase_onto_upstream(c) -> None:
     commit(c.upstream, {"README": "news\n"}, "Upstream news")
     sh("git", "fetch", "-q", "origin", cwd=c.fork)
@@ -945,6 +951,14 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         empty_commit, EXPORT, "commit(s) that change no file",
         [edit("tests/e.py", "E = 1\n"), stage_all,
          run(r"give it a change \((git -C fork commit --amend)\)")], EXPORT,
+    ),
+    "export-empty-commit-below-head-edit": (  # v37 #4: --amend reached HEAD only
+        empty_commit_below, EXPORT, "commit(s) that change no file",
+        [mark(r"give it a change \((git -C fork rebase -i \w+), 'edit'", "empty marker",
+              "edit"),
+         edit("tests/e.py", "E = 1\n"), stage_all,
+         run(r"the change, (git -C fork commit --amend) and (git -C fork rebase --continue)\)")],
+        EXPORT,
     ),
     "export-upstream-onto": (
         hand_rebase_onto_upstream, EXPORT, "1 upstream commit(s)",

@@ -776,6 +776,29 @@ def test_a_commit_that_lost_its_note_is_named_not_dropped(three, project, capsys
     assert rc == 0 and f"unchanged {names[2]}" in out
 
 
+@pytest.mark.parametrize("by", ["export", "apply"])
+def test_a_series_file_fork_was_made_from_is_to_be_committed_not_rebuilt(three, project,
+                                                                          upstream, capsys, by):  # fmt: skip
+    """tool-review-v37 #2: the series file as an export wrote it (or as apply read it),
+    uncommitted, then a new commit in fork/: export said its edits "are not in fork/" and
+    advised a rebuild, which moves the new commit out of fork/. fork/ holds them: commit them
+    first, as for a patch file; then export writes the new commit."""
+    fork = project / "fork"
+    if by == "export":
+        commit(fork, {"tests/a.py": "A = 1\n"}, msg("Add a"))
+        assert te("export", capsys=capsys)[0] == 0
+    else:
+        three.series_file.write_text("# mine\n" + three.series_file.read_text())
+        assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    commit(fork, {"tests/b.py": "B = 1\n"}, msg("Add b"))
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "fork/ was made from these edits, so it holds them" in out, out
+    sh("git", "add", "patches", cwd=project)
+    sh("git", "commit", "-q", "-m", "export", cwd=project)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "Add-b.patch (a new commit)" in out, out
+
+
 def test_a_note_copied_onto_an_earlier_commit_is_named(three, project, capsys):
     """tool-review-v35 #4: a later commit's note copied onto an earlier one by hand (git notes
     copy -f): export advised --drop of the earlier commit's patch, and then refused that

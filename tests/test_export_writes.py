@@ -530,6 +530,35 @@ def test_text_after_a_files_hunks_follows_it_into_a_commit_split_off(three, proj
     assert new.read_bytes().endswith(b"[1] == [1]\n" + note), new.read_bytes()[-300:]
 
 
+def test_text_after_a_files_hunks_stays_in_its_patch_when_another_changes_it(three, project,
+                                                                            upstream, capsys):  # fmt: skip
+    """tool-review-v37 #1: a commit that changes a file no more, while a later patch does:
+    the note after that file's hunks went into that other patch, which it is not about (and
+    the v36 #2 placement said nothing). It stays in its own patch, at its end, and the report
+    says so."""
+    name = three.names()[1]
+    path = three.dir / name
+    note = b"Reviewer note: about the test's hunk.\n"
+    text, at = path.read_bytes(), b"\ndiff --git a/transformer_engine/"
+    rebuild_and_export_unchanged(project, upstream, capsys, path,
+                                 text.replace(at, b"\n" + note + at[1:], 1))  # fmt: skip
+    fork = project / "fork"
+    sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"})  # fmt: skip
+    sh("git", "checkout", "HEAD~1", "--", "tests/test_fuser.py", cwd=fork)
+    sh("git", "commit", "-q", "--amend", "--no-edit", cwd=fork)
+    sh("git", "rebase", "--continue", cwd=fork)
+    (fork / "tests/test_fuser.py").write_text("def test_x():\n    assert 1\n")
+    sh("git", "commit", "-q", "-a", "--amend", "--no-edit", cwd=fork)
+    said = f"after the hunks of a/tests/test_fuser.py b/tests/test_fuser.py in {name}, which "
+    rc, out = te("export", "--dry-run", capsys=capsys)
+    assert rc == 0 and "would keep the text of yours " + said in out, out
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and said + "changes that file no more, at its end" in out, out
+    assert path.read_bytes().endswith(note) and b"tests/test_fuser.py" not in path.read_bytes()
+    assert all(note not in (three.dir / n).read_bytes() for n in three.names() if n != name)
+
+
 def test_a_change_to_a_commit_whose_patch_got_notes_since_apply_is_exported(three, project,
                                                                             upstream, capsys):  # fmt: skip
     """tool-review-v21 #4: notes for reviewers added to a patch file (committed) after fork/

@@ -13,7 +13,7 @@ from te_series import check as check_mod
 from te_series import port as port_mod
 from te_series import rebase as rebase_mod
 from te_series.base import UPSTREAM, apply_prerequisites, init_pypi_base
-from te_series.git import blob_id
+from te_series.git import blob_id, is_ancestor
 from te_series.series import Series
 from te_series.worktree import make_tree, read_state
 from series_helpers import (
@@ -346,6 +346,23 @@ def test_rebase_stops_when_the_prerequisite_conflicts(prereq, project, upstream,
     assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
     assert (project / "patches" / "base.toml").read_text() == toml
     assert read_state(fork).rebase_onto is None
+
+
+def test_status_at_a_rebase_conflict_names_the_new_bases_prerequisite(prereq, project,
+                                                                        upstream, capsys):  # fmt: skip
+    """tool-review-v37 #3: at a conflict of a rebase, status named the old base's prerequisite
+    commit as the one below the series; fork/ is on the new base, with a commit of its own."""
+    make_series(project, upstream, [OTHER])
+    fork = project / "fork"
+    old = read_state(fork).prerequisites["42"]
+    commit(upstream, {"transformer_engine/pytorch/other.py": '"""Other."""\n\nVALUE = 3\n'},
+           "Upstream value")  # fmt: skip
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "conflicts in transformer_engine/pytorch/other.py" in out, out
+    new = read_state(fork).rebase_prerequisites["42"]
+    assert new and new != old and is_ancestor(fork, new, "HEAD")
+    rc, out = te("status", capsys=capsys)
+    assert f"upstream prerequisite #42: applied as {new[:12]}" in out and old[:12] not in out, out
 
 
 def test_rebase_stops_where_apply_could_not_rebuild_the_prerequisite(

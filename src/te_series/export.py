@@ -51,6 +51,7 @@ from .worktree import (
     off_the_series_branch,
     patch_owners,
     read_state,
+    record_file,
     settle,
     State,
     unfinished_port,
@@ -223,11 +224,14 @@ def own_commits(tree: Path, root: Path, state: State) -> tuple[list[str], dict[s
     # A commit without a diff has no patch: git am could not read one back.
     log = git("log", "--format=%x00%h %s", "--name-only", "--no-renames", f"{base}..HEAD", cwd=tree)
     empty = [c.strip() for c in log.split("\0")[1:] if "\n" not in c.strip()]
-    if empty:
+    if empty:  # --amend reaches HEAD only (v37 #4)
+        give = f"git -C {name} commit --amend" if [e[:7] for e in empty] == [revs[-1][:7]] else (
+            f"git -C {name} rebase -i {base[:12]}, 'edit' it; then git -C {name} add the change, "
+            f"git -C {name} commit --amend and git -C {name} rebase --continue")  # fmt: skip
         raise SeriesError(
             f"{name}/ has commit(s) that change no file: {'; '.join(empty)}. A patch needs a "
             f"diff. Drop each (git -C {name} rebase -i {base[:12]}, 'drop') or give it a change "
-            f"(git -C {name} commit --amend), then export again."
+            f"({give}), then export again."
         )
     noted = {r: note_names(tree, r) for r in revs}
     # A copy of a prerequisite (upstream's change, made by te-series with upstream's
@@ -572,6 +576,8 @@ class Plan:
     unchanged: list[str]
     dropped: list[str]  # listed patches no commit stands for any more (--drop)
     renames: dict[str, bool]  # new name of a renamed patch: whether its content changed
+    moved: list[tuple[str, str, str]]  # text of yours after the hunks of a file a commit no
+    # longer changes: its patch, the file (diff --git's a/ b/ names), the patch it goes to
     refusals: list[str] = dataclasses.field(default_factory=list)
 
     @property
@@ -700,12 +706,13 @@ def plan(
         if o is not None and (series.dir / o).is_file():
             data[n], left = keep_hand_written((series.dir / o).read_bytes(), data[n])
             moved += [(n, key, trail) for key, trail in left.items()]
-    for n, key, trail in moved:  # goes with that file: to a patch that now changes it, a new
-        # commit's first (one split off: v36 #2); else to the end of its own
-        now = [(o is not None, m) for o, m in zip(owner, data) if m != n and key in
-               {k for k, _, _ in file_sections(split_patch(data[m])[4])}]  # fmt: skip
-        to = min(now)[1] if now else n
+    for i, (n, key, trail) in enumerate(moved):  # goes with that file into a new commit that
+        # changes it (one split off: v36 #2), not into another patch (v37 #1); else to the end
+        # of its own
+        to = next((m for o, m in zip(owner, data) if o is None and key in
+                   {k for k, _, _ in file_sections(split_patch(data[m])[4])}), n)  # fmt: skip
         data[to] = place_trail(data[to], key, trail)
+        moved[i] = (n, key.decode("utf-8", "replace").strip()[len("diff --git ") :], to)
     refuse_conflict_markers(tree, root, data, revs)
     binary = [f"{n}: {f.path}" for n, blob in data.items()
               for f in parse_diff(blob.decode("utf-8", "surrogateescape")) if f.binary]  # fmt: skip
@@ -792,7 +799,7 @@ def plan(
     }
     p = Plan(
         tree, series, state, revs, [noted[r] for r in revs], owner, names, data, text,
-        changed, added, removed, unchanged, dropped, renames,
+        changed, added, removed, unchanged, dropped, renames, moved,
     )  # fmt: skip
     p.refusals = changed_since_apply(root, p) + uncommitted(root, p)
     if p.refusals and not dry:
@@ -1161,6 +1168,7 @@ def write(root: Path, p: Plan, extra: dict[Path, bytes] | None = None) -> None:
         p.state.failed = None
         p.state.skipped = []
         p.state.recorded = {n: blob_id(p.data[n]) for n in p.names}
+        record_file(p.state, p.series.series_file)  # as export left it (v37 #2)
         # what was written, kept in git's store too: the next export reads it back where the
         # file changed since (a note added below '---' before its commit: v36 #1)
         if files:
@@ -1228,6 +1236,10 @@ def report(root: Path, p: Plan, dry: bool) -> None:
         print(f"  {would}remove {n} (dropped)")
     for n in [n for n in p.removed if n not in p.dropped and n not in p.owner]:
         print(f"  {would}remove {n} (an earlier export, stopped, left it)")
+    for n, path, to in p.moved:
+        where = f"in {to}, after that file's hunks" if to != n else "at its end"
+        print(f"  {would}keep the text of yours after the hunks of {path} in {n}, which "
+              f"changes that file no more, {where}")  # fmt: skip
     if p.series_changed:
         print(f"  {would}rewrite {p.series.label}")
     if p.refusals:

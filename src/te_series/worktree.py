@@ -545,12 +545,14 @@ def describe_tree(tree: Path, root: Path) -> str:
     off = not busy and off_the_series_branch(tree, root)
     if off:
         lines.append(f"  export refuses: {off}")
-    for pr, rev in (state.prerequisites or {}).items():
-        if rev:
+    moving = state.rebase_onto is not None and state.rebase_prerequisites is not None
+    for pr, rev in ((state.rebase_prerequisites if moving else state.prerequisites) or {}).items():
+        if rev:  # during a rebase, the new base's (v37 #3)
             subject = log1(tree, "%s", rev)
             lines.append(
                 f"  upstream prerequisite #{pr}: applied as {rev[:12]} {subject!r}, below the "
-                "series (upstream's change: never exported)"
+                + ("series on the new base" if moving else "series")
+                + " (upstream's change: never exported)"
             )
         else:
             lines.append(f"  upstream prerequisite #{pr}: already in the base (no commit)")
@@ -986,7 +988,9 @@ def apply_patches(repo: Path, series: Series, state: State, include: str | None 
 
 def new_state(kind: str, base: str, series: Series, names: list[str], **kw) -> State:
     """A fresh state for a tree about to get `names` of `series` applied on `base`."""
-    return State(kind, base, rel(series.dir, series.root), names, recorded={}, **kw)
+    state = State(kind, base, rel(series.dir, series.root), names, recorded={}, **kw)
+    record_file(state, series.series_file)  # the list it is made from (v37 #2)
+    return state
 
 
 def make_tree(
