@@ -361,6 +361,13 @@ def edited_patch_1(c) -> None:
     reword_head(c)
 
 
+def noted_patch_3(c) -> None:
+    """A note of yours below patch 3's '---', not committed; its commit reworded in fork/."""
+    path = c.project / "patches" / P3
+    path.write_text(path.read_text().replace("\n---\n", "\n---\nA note of mine.\n\n", 1))
+    reword_head(c)
+
+
 def fork_is_a_file(c) -> None:
     shutil.rmtree(c.fork)
     c.fork.write_text("x\n")
@@ -426,13 +433,10 @@ def notes_clash(c) -> None:
     sh("git", "reset", "-q", "--hard", "HEAD~1", cwd=c.fork)
 
 
-def notes_clash_changed(c) -> None:
-    """notes_clash, and that commit changed, its subject too, but not the file name that
-    format-patch makes of it (patch 2's): neither its subject nor its change is patch 2's."""
-    notes_clash(c)
-    (c.fork / "extra.py").write_text("extra = 1\n")
-    sh("git", "add", "extra.py", cwd=c.fork)
-    sh("git", "commit", "-q", "--amend", "-m", "[PyTorch] Make route return a list.", cwd=c.fork)
+def notes_swapped(c) -> None:
+    """The patch-name notes of patch 2's and patch 3's commits swapped by hand."""
+    for rev, name in (("HEAD~1", P3), ("HEAD", P2)):
+        sh("git", "notes", f"--ref={NOTES_REF}", "add", "-f", "-m", name, rev, cwd=c.fork)
 
 
 def port_series_commit_changed(c) -> None:
@@ -559,6 +563,18 @@ def fix_the_stopped_patch(c, out) -> None:
 
 def stage_all(c, out) -> None:
     sh("git", "add", "-A", cwd=c.fork)
+
+
+def then(verb: tuple, pattern: str):
+    """A step: run te-series `verb`, which refuses, and the commands its message's pattern
+    finds (the next stop's advice)."""
+
+    def step(c, out) -> None:
+        rc, said = c.te(*verb)
+        assert rc == 2, said
+        run(pattern)(c, said)
+
+    return step
 
 
 def with_abort(pattern: str):
@@ -1055,9 +1071,14 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         lambda c: sh("git", "reset", "-q", "--hard", "HEAD~1", cwd=c.fork), EXPORT,
         f"would drop {P3}", [run(REBUILD + " keeps")], EXPORT,
     ),
-    "export-notes-clash-rebuild": (
-        notes_clash_changed, ("export", "--drop", P2), f"the commit noted as {P3} over {P2}",
-        [run(r"[Rr]ebuild the tree " + REBUILD + ";")], EXPORT,
+    "export-notes-swapped-rebuild": (
+        notes_swapped, EXPORT, f"the commit noted as {P3} as {P2}, over another patch",
+        [run(r"else rebuild the tree " + REBUILD + ";")], EXPORT,
+    ),
+    "export-notes-swapped-noted": (
+        notes_swapped, EXPORT, f"the commit noted as {P3} as {P2}, over another patch",
+        [run(r"note it so \((git -C fork notes --ref=te-series add -f -m \S+ \w+); "
+             r"(git -C fork notes --ref=te-series add -f -m \S+ \w+)\)")], EXPORT,
     ),
     "export-notes-clash-noted": (  # v35 #4: the commit named by its change, before --drop
         notes_clash, ("export", "--drop", P2), f"is {P2}: git -C fork notes",
@@ -1086,10 +1107,16 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
         [lambda c, out: c.do("git init -q && git add patches && git commit -q -m patches")],
         EXPORT,
     ),
-    "export-uncommitted-patch-edit-keep": (
+    "export-uncommitted-patch-edit-keep": (  # committed, a message edit is a change since
         edited_patch_1, EXPORT, "uncommitted edits",
-        [run(r"To keep them, commit them \((git add \S+ && git commit)\) and rebuild fork/ from "
-             r"them \((te-series apply --force --te-src PATH)\)", env=MESSAGE)], EXPORT,
+        [run(r"To keep them, commit them \((git add \S+ && git commit)\)", env=MESSAGE),
+         then(EXPORT, r"as they are now " + REBUILD)], EXPORT,
+    ),
+    "export-uncommitted-note-keep": (  # v38 #1: a note, committed, is kept; no rebuild
+        noted_patch_3, EXPORT, "uncommitted edits",
+        [run(r"To keep them, commit them \((git add \S+ && git commit)\): export keeps",
+             env=MESSAGE)],
+        ("export",),
     ),
     # export.refuse_emptied_groups
     "export-emptied-group-note": (
@@ -1354,7 +1381,7 @@ CASES = {  # name: (set-up, verb, words of the refusal, steps that follow it, ve
     ),
     "export-rebuild-waits-series-changed": (  # v23 #12: it said apply --continue, which refuses
         series_changed_during_apply, EXPORT, "patches/series changed since this apply started",
-        [lambda c, out: advice(c.te("status")[1], r"(Start over) from the new one"),
+        [lambda c, out: advice(c.te("status")[1], r"(Start over) from the new one: [^;]*[^.]; "),
          run(r"Start over from the new one: (te-series apply --force --te-src PATH)")], EXPORT,
     ),
     "apply-continue-while-a-rebase": (

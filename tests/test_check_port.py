@@ -462,6 +462,20 @@ def test_port_out_refuses_a_release_file(three, project, tmp_path, capsys):
     assert (tmp_path / "out" / "10.0.0.old").read_text() == "mine\n"
 
 
+def test_port_out_leaves_out_patches_that_are_empty_on_the_release(three, project, upstream,
+                                                                    tmp_path, capsys):  # fmt: skip
+    """tool-review-v38 #4: a patch that changes only tests/ (which the wheel lacks) was written
+    as an empty file, which makes `git am DIR/*.patch` fail before the first patch."""
+    wheels(project, upstream, tmp_path, NEWER)
+    rc, text = te("port", "--release", "10.0.0", "--out", str(tmp_path / "out"), capsys=capsys)
+    assert rc == 0, text
+    files = sorted((tmp_path / "out" / "10.0.0").iterdir())
+    tests_only = three.names()[2]
+    assert files and all(f.stat().st_size for f in files), files
+    assert tests_only not in [f.name for f in files] and "left out, as they" in text, text
+    assert tests_only in text, text
+
+
 def test_check_reports_a_binary_patch(three, project, tmp_path):
     """A patch written as binary (git attributes at export time) is named by check."""
     fork = project / "fork"

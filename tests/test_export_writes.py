@@ -559,6 +559,31 @@ def test_text_after_a_files_hunks_stays_in_its_patch_when_another_changes_it(thr
     assert all(note not in (three.dir / n).read_bytes() for n in three.names() if n != name)
 
 
+def test_a_dropped_patchs_file_name_can_be_taken_by_a_reworded_commit(three, project, upstream,
+                                                                        capsys):  # fmt: skip
+    """tool-review-v38 #3: patch 2's commit dropped and patch 3's reworded to patch 2's
+    subject, then `export --drop` patch 2: export refused ("notes do not match") and advised
+    a rebuild, after which --drop was refused. --drop gives up that file: it now holds patch
+    3's commit, with patch 3's notes; patch 3's old file goes."""
+    p2, p3 = three.names()[1:]
+    notes = b"Reviewer notes of patch 3.\n\n"
+    path = three.dir / p3
+    path.write_bytes(path.read_bytes().replace(b"\n---\n", b"\n---\n" + notes, 1))
+    save(project, "notes")
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
+    fork = project / "fork"
+    subject = read_patch(three.dir / p2).subject
+    sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": "sed -i '1d;2s/^pick/reword/'",
+            "GIT_EDITOR": f"sed -i '1s/.*/{subject}/'"})  # fmt: skip
+    rc, out = te("export", "--drop", p2, capsys=capsys)
+    assert rc == 0, out
+    assert f"drop {p2} (its file now holds the commit exported under that name)" in out, out
+    assert three.names() == [three.names()[0], p2] and not (three.dir / p3).exists()
+    got = (three.dir / p2).read_bytes()
+    assert b"\n---\n" + notes in got and b"test_more.py" in got and b"fuser.py" not in got
+
+
 def test_a_change_to_a_commit_whose_patch_got_notes_since_apply_is_exported(three, project,
                                                                             upstream, capsys):  # fmt: skip
     """tool-review-v21 #4: notes for reviewers added to a patch file (committed) after fork/

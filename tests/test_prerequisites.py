@@ -319,10 +319,10 @@ def test_fork_stays_on_its_series_while_a_rebase_carries_the_prerequisite(
     head, files = sh("git", "rev-parse", "HEAD", cwd=fork), sh("git", "ls-files", "-s", cwd=fork)
     real, seen = rebase_mod.apply_prerequisites, []
 
-    def carry(tree, series):  # where a kill -9 would leave fork/
+    def carry(tree, series, *where):  # where a kill -9 would leave fork/
         seen.append((sh("git", "symbolic-ref", "-q", "HEAD", cwd=fork), sh("git", "rev-parse",
                      "HEAD", cwd=fork), sh("git", "ls-files", "-s", cwd=fork)))  # fmt: skip
-        return real(tree, series)
+        return real(tree, series, *where)
 
     monkeypatch.setattr(rebase_mod, "apply_prerequisites", carry)
     commit(upstream, {"transformer_engine/pytorch/new.py": "NEW = 1\n"}, "Upstream news")
@@ -343,6 +343,7 @@ def test_rebase_stops_when_the_prerequisite_conflicts(prereq, project, upstream,
         rc == 2 and "upstream prerequisite #42" in out and "nothing shows that it contains" in out
     )
     assert FUSER_PATH in out
+    assert "the --onto commit" in out and "carry-" not in out, out  # v38 #5: a scratch folder
     assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
     assert (project / "patches" / "base.toml").read_text() == toml
     assert read_state(fork).rebase_onto is None

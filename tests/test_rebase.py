@@ -91,6 +91,8 @@ def test_rebase_conflict_names_patch_and_resumes(three, project, upstream, capsy
     assert "git -C fork rebase --continue" not in out and "te-series rebase --continue" in out
     rc, out = te("status", capsys=capsys)  # v28 #4: it said "3 of 3 ... (complete)"
     assert out.startswith("fork/: 3 patch(es) of patches/ being rebased\n"), out
+    rc, out = te("apply", "--continue", capsys=capsys)  # v38 #7: "nothing to continue"
+    assert rc == 2 and "rebase of fork/ is stopped, not an apply: te-series rebase" in out, out
     fork = project / "fork"
     (fork / "transformer_engine/pytorch/fuser.py").write_text(
         FUSER.replace("tuple(values)", "list(values)")
@@ -929,3 +931,25 @@ def test_a_rebase_verb_without_fork_says_so(project, capsys, verb):
     (free space or a permission), then run the command again", which gave the same."""
     rc, out = te("rebase", verb, capsys=capsys)
     assert rc == 2 and "fork/ does not exist, so no te-series rebase is in progress" in out, out
+
+
+def test_a_rebase_stopped_for_an_uncommitted_note_goes_on_once_it_is_committed(three, project,
+                                                                              upstream, capsys):  # fmt: skip
+    """tool-review-v38 #2: a note of yours below a patch's '---', not committed, in a patch the
+    rebase rewrites: the rebase stopped at its end and advised to commit and rebuild fork/,
+    which undid the rebase (then `rebase --continue` found none). Committed, it goes on and
+    keeps the note."""
+    name = three.names()[1]
+    path = three.dir / name
+    note = b"A note of mine.\n\n"
+    path.write_bytes(path.read_bytes().replace(b"\n---\n", b"\n---\n" + note, 1))
+    fuser = "transformer_engine/pytorch/fuser.py"
+    commit(upstream, {fuser: "# A header.\n" + (upstream / fuser).read_text()}, "Upstream header")
+    rc, out = te("rebase", "--onto", "main", "--te-src", str(upstream), capsys=capsys)
+    assert rc == 2 and "uncommitted edits" in out and "apply --force" not in out, out
+    assert "Then te-series rebase --continue" in out, out
+    (cmd,) = re.findall(r"commit them \((git add \S+ && git commit)\)", out)
+    sh("bash", "-c", cmd + " -q -m note", cwd=project)
+    rc, out = te("rebase", "--continue", capsys=capsys)
+    assert rc == 0 and f"change {name}" in out, out
+    assert b"\n---\n" + note in path.read_bytes()

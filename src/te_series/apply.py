@@ -61,6 +61,11 @@ def resume(root: Path, tree: Path, *, skip: bool) -> None:
     if state.complete:
         if tree == WorkTree.at(tree).new:
             return  # complete but not swapped in (Ctrl-C, a crash): the caller swaps it
+        if state.rebase_onto:  # apply's --continue is not the rebase's (v38 #7)
+            raise SeriesError(
+                f"a te-series rebase of {name_}/ is stopped, not an apply: te-series rebase "
+                "--continue (or --abort)"
+            )
         raise SeriesError(f"{name_}/ already holds the whole series; nothing to continue")
     series = series_of(state, root)
     changed = list_changed(tree, root, state)

@@ -133,7 +133,7 @@ def init_pypi_base(dest: Path, wheel: Path, release: str) -> str:
     return object_id(dest, "HEAD")
 
 
-def prerequisite_needs(repo: Path, rev: str, p: Prerequisite) -> list[str]:
+def prerequisite_needs(repo: Path, rev: str, p: Prerequisite, where: str = "") -> list[str]:
     """The files of prerequisite p that rev lacks (their blob is `pre`); [] when rev contains
     it. The one rule for every base (git, wheel, ports, rebase's new commit):
 
@@ -143,6 +143,7 @@ def prerequisite_needs(repo: Path, rev: str, p: Prerequisite) -> list[str]:
       main that moved the file on since it merged p;
     - anything else stops, naming the file and the three blob ids.
     """
+    where = where or f"{repo.name}/"
     need = []
     for path, (pre, post) in p.files.items():
         have = object_id(repo, f"{rev}:{path}")
@@ -154,14 +155,14 @@ def prerequisite_needs(repo: Path, rev: str, p: Prerequisite) -> list[str]:
         kind = git_run("cat-file", "-t", have, cwd=repo).stdout.strip() if have else ""
         if kind and kind != "blob":
             raise SeriesError(
-                f"upstream prerequisite #{p.pr}: {path} is a {kind} in {repo.name}/ at "
+                f"upstream prerequisite #{p.pr}: {path} is a {kind} in {where} at "
                 f"{rev[:12]}, not a file; its [prerequisite.files] entry in base.toml must name "
                 "a file (fix the path)."
             )
         if _history_has(repo, rev, p, path):
             continue
         raise SeriesError(
-            f"upstream prerequisite #{p.pr} ({p.subject!r}): {repo.name}/ at {rev[:12]} has "
+            f"upstream prerequisite #{p.pr} ({p.subject!r}): {where} at {rev[:12]} has "
             f"{path} at blob {have or '(no such file)'}, neither its pre-image {pre} (a base "
             f"without #{p.pr}, which te-series brings up to it from release {p.release}) nor "
             f"its post-image {post}; and its history holds neither that post-image nor a "
@@ -208,18 +209,20 @@ def release_file(series: Series, p: Prerequisite, path: str) -> bytes:
     return data
 
 
-def apply_prerequisites(repo: Path, series: Series) -> dict[str, str]:
+def apply_prerequisites(repo: Path, series: Series, where: str = "") -> dict[str, str]:
     """Bring base.toml's upstream prerequisites into repo's checked-out HEAD (every base:
     git, PyPI, ports, range-diff's and check's clones). Returns PR number -> commit.
+    `where` names repo in errors where its folder is no one's (rebase's scratch tree).
 
     A prerequisite whose files the tree has already (post-image) makes no commit ("").
     Otherwise its files that have the pre-image get the release's file, in one commit with
     its upstream subject, upstream's identity and no sign-off: upstream's change, which the
     series starts above.
     """
+    where = where or f"{repo.name}/"
     done: dict[str, str] = {}
     for p in series.prerequisites:
-        need = prerequisite_needs(repo, "HEAD", p)
+        need = prerequisite_needs(repo, "HEAD", p, where)
         if not need:
             done[str(p.pr)] = ""
             continue
@@ -239,7 +242,7 @@ def apply_prerequisites(repo: Path, series: Series) -> dict[str, str]:
         if changed:
             raise SeriesError(
                 f"upstream prerequisite #{p.pr}: {', '.join(changed)} did not get the "
-                f"post-image blob when committed in {repo.name}/ (a git attribute of the "
+                f"post-image blob when committed in {where} (a git attribute of the "
                 f"tree, e.g. ident or a filter, changed it: blob {committed[changed[0]]}). "
                 "Nothing of the series was applied."
             )

@@ -740,10 +740,10 @@ def plan(
             f"--autosquash {state.base[:12]}, then export again."
         )
     names = list(data)
-    # A rename must not land on the file of a listed patch no commit stands for (a dropped
-    # one's): it would be overwritten. One whose commit is renamed too is free (v22 R4), if
-    # only its number changes: two notes swapped by hand would swap the files' text of
-    # yours (notes below '---', v34 #1).
+    # A rename must not land on the file of another listed patch that stays (that of one you
+    # --drop is given up: v38 #3). One whose commit is renamed too is free (v22 R4), if only
+    # its number changes: two notes swapped by hand would swap the files' text of yours
+    # (notes below '---', v34 #1).
     renamed = [(o, n, r) for o, n, r in zip(owner, names, revs) if o not in (None, n)]
     ids = patch_ids(tree, "--no-walk", *[r for _, _, r in renamed]) if renamed else {}
     # listed file -> patch-id of its diff, where a renamed commit's may match
@@ -752,25 +752,23 @@ def plan(
     # the patch a renamed commit is by its change, where not the one its note names (v35 #1)
     is_ = {r: next((f for f, i in of_file.items() if i == ids.get(r) and f != o), None)
            for o, _, r in renamed if of_file.get(o) != ids.get(r)}  # fmt: skip
-    clash = [(o, n, r) for o, n, r in renamed if n in slot and (n not in owner or o.split(
-        "-", 1)[-1] != n.split("-", 1)[-1]) or is_.get(r)]  # fmt: skip
+    clash = [(o, n, r) for o, n, r in renamed if n in owner and o.split("-", 1)[-1] != n.split(
+        "-", 1)[-1] or is_.get(r)]  # fmt: skip
     if clash:
         name = rel(tree, root)
         swapped = [f"git -C {name} notes --ref=te-series add -f -m "
-                   f"{shlex.quote(is_.get(r) or n)} {r[:12]}"
-                   for o, n, r in clash if is_.get(r) or n in owner]  # fmt: skip
+                   f"{shlex.quote(is_.get(r) or n)} {r[:12]}" for o, n, r in clash]  # fmt: skip
         raise SeriesError(
             "export would write "
             + "; ".join(
-                f"the commit noted as {o} over {n}, another patch of the series"
+                f"the commit noted as {o} as {n}" + (", over another patch" * (n in slot))
                 for o, n, r in clash
             )
             + f", and delete {', '.join(o for o, _, _ in clash)}. The patch-name notes in "
-            f"{name}/ do not match its commits. Nothing was written. "
-            + (f"Where a commit is the patch it would be exported as, note it so ("
-               f"{'; '.join(swapped)}) and export again; else rebuild" if swapped else
-               "Rebuild")  # fmt: skip
-            + f" the tree ({verbs['rebuild']}; the old tree is kept whole in a backup)."
+            f"{name}/ do not match its commits. Nothing was written. Where a commit is the "
+            f"patch it would be exported as, note it so ({'; '.join(swapped)}) and export "
+            f"again; else rebuild the tree ({verbs['rebuild']}; the old tree is kept whole in "
+            "a backup)."
         )
     text = merge_series(entries, slot, owner, names)
     refuse_emptied_groups(tree, root, series, entries, text, owner, names, state.base)
@@ -1089,12 +1087,14 @@ def uncommitted(root: Path, p: Plan) -> list[str]:
                             cwd=probe))  # fmt: skip
         quoted = " ".join(shlex.quote(f) for f in edited)
         how = ""
-        if edited:
+        if edited:  # committed, export tells them apart; no rebuild here (v38 #1, #2)
             how += (
-                f"The edits of {', '.join(edited)} are not in {name}/ (git diff HEAD -- "
-                f"{quoted} shows them). To keep them, commit them (git add {quoted} && git "
-                f"commit) and rebuild {name}/ from them ({WorkTree.at(p.tree).verbs(p.state)['rebuild']});"
-                f" to throw them away: git checkout HEAD -- {quoted}. "
+                f"The edits of {', '.join(edited)} are not what {name}/ was made from (git "
+                f"diff HEAD -- {quoted} shows them). To keep them, commit them (git add "
+                f"{quoted} && git commit): export keeps text of yours that no commit holds "
+                f"(notes, comments in the series), and says how to go on where an edit changes "
+                f"what {name}/ would write; to throw them away: git checkout HEAD -- "
+                f"{quoted}. "
             )
         if loose:
             how += (
@@ -1233,7 +1233,8 @@ def report(root: Path, p: Plan, dry: bool) -> None:
         else:
             print(f"  unchanged {n}")
     for n in p.dropped:
-        print(f"  {would}remove {n} (dropped)")
+        taken = " (its file now holds the commit exported under that name)"
+        print(f"  {would}drop {n}{taken}" if n in p.names else f"  {would}remove {n} (dropped)")
     for n in [n for n in p.removed if n not in p.dropped and n not in p.owner]:
         print(f"  {would}remove {n} (an earlier export, stopped, left it)")
     for n, path, to in p.moved:

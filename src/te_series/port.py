@@ -182,8 +182,13 @@ def run(args) -> int:
             if args.out:
                 out = Path(args.out) / release
                 out.mkdir(parents=True, exist_ok=True)
-                format_patch(tree, f"{state.target}..HEAD", out)
-                print(f"ported patches for {release} in {out}")
+                files = format_patch(tree, f"{state.target}..HEAD", out)
+                empty = [f for f in files if f.stat().st_size == 0]  # git am reads none (v38 #4)
+                for f in empty:
+                    f.unlink()
+                print(f"ported patches for {release} in {out}" + (
+                    f" (left out, as they change nothing there, only files its wheel lacks: "
+                    f"{', '.join(f.name for f in empty)})" if empty else ""))  # fmt: skip
                 pins = {str(p.pr): p for p in series.prerequisites}
                 for pr, rev in (state.prerequisites or {}).items():
                     if rev:  # the release lacks it: the patches start from its post-image

@@ -555,7 +555,8 @@ def describe_tree(tree: Path, root: Path) -> str:
                 + " (upstream's change: never exported)"
             )
         else:
-            lines.append(f"  upstream prerequisite #{pr}: already in the base (no commit)")
+            new = "new " * moving
+            lines.append(f"  upstream prerequisite #{pr}: already in the {new}base (no commit)")
     if not state.complete:
         stop = "stopped on" if state.failed else "next is"
         rest = ", ".join(state.patches[state.applied :])
@@ -584,7 +585,7 @@ def describe_tree(tree: Path, root: Path) -> str:
         except SeriesError as e:
             how = str(e)
         how = how or locked(tree, root, verbs) or "go on: " + verbs["continue"]
-        lines.append(f"  {how}; te-series export refuses until the series is complete")
+        lines.append(f"  {how.rstrip('.')}; te-series export refuses until the series is complete")
     elif busy:
         lines.append("  finish or abort it before te-series export")
     elif tree.name.endswith(".new"):
