@@ -344,6 +344,7 @@ def test_rebase_stops_when_the_prerequisite_conflicts(prereq, project, upstream,
     )
     assert FUSER_PATH in out
     assert "the --onto commit" in out and "carry-" not in out, out  # v38 #5: a scratch folder
+    assert "at HEAD" not in out, out  # v39 #4: the scratch tree's HEAD
     assert sh("git", "rev-parse", "HEAD", cwd=fork).strip() == head
     assert (project / "patches" / "base.toml").read_text() == toml
     assert read_state(fork).rebase_onto is None
@@ -364,6 +365,9 @@ def test_status_at_a_rebase_conflict_names_the_new_bases_prerequisite(prereq, pr
     assert new and new != old and is_ancestor(fork, new, "HEAD")
     rc, out = te("status", capsys=capsys)
     assert f"upstream prerequisite #42: applied as {new[:12]}" in out and old[:12] not in out, out
+    sh("git", "rebase", "--abort", cwd=fork)  # v39 #3: git's own abort takes fork/ back
+    rc, out = te("status", capsys=capsys)
+    assert f"upstream prerequisite #42: applied as {old[:12]}" in out and new[:12] not in out, out
 
 
 def test_rebase_stops_where_apply_could_not_rebuild_the_prerequisite(

@@ -143,7 +143,7 @@ def prerequisite_needs(repo: Path, rev: str, p: Prerequisite, where: str = "") -
       main that moved the file on since it merged p;
     - anything else stops, naming the file and the three blob ids.
     """
-    where = where or f"{repo.name}/"
+    where = where or f"{repo.name}/ at {rev[:12]}"
     need = []
     for path, (pre, post) in p.files.items():
         have = object_id(repo, f"{rev}:{path}")
@@ -155,14 +155,14 @@ def prerequisite_needs(repo: Path, rev: str, p: Prerequisite, where: str = "") -
         kind = git_run("cat-file", "-t", have, cwd=repo).stdout.strip() if have else ""
         if kind and kind != "blob":
             raise SeriesError(
-                f"upstream prerequisite #{p.pr}: {path} is a {kind} in {where} at "
-                f"{rev[:12]}, not a file; its [prerequisite.files] entry in base.toml must name "
+                f"upstream prerequisite #{p.pr}: {path} is a {kind} in {where}, not a file;"
+                f" its [prerequisite.files] entry in base.toml must name "
                 "a file (fix the path)."
             )
         if _history_has(repo, rev, p, path):
             continue
         raise SeriesError(
-            f"upstream prerequisite #{p.pr} ({p.subject!r}): {where} at {rev[:12]} has "
+            f"upstream prerequisite #{p.pr} ({p.subject!r}): {where} has "
             f"{path} at blob {have or '(no such file)'}, neither its pre-image {pre} (a base "
             f"without #{p.pr}, which te-series brings up to it from release {p.release}) nor "
             f"its post-image {post}; and its history holds neither that post-image nor a "
@@ -219,7 +219,6 @@ def apply_prerequisites(repo: Path, series: Series, where: str = "") -> dict[str
     its upstream subject, upstream's identity and no sign-off: upstream's change, which the
     series starts above.
     """
-    where = where or f"{repo.name}/"
     done: dict[str, str] = {}
     for p in series.prerequisites:
         need = prerequisite_needs(repo, "HEAD", p, where)
@@ -240,6 +239,7 @@ def apply_prerequisites(repo: Path, series: Series, where: str = "") -> dict[str
         committed = {path: git("rev-parse", f"HEAD:{path}", cwd=repo).strip() for path in need}
         changed = [path for path in need if committed[path] != p.files[path][1]]
         if changed:
+            where = where or f"{repo.name}/"
             raise SeriesError(
                 f"upstream prerequisite #{p.pr}: {', '.join(changed)} did not get the "
                 f"post-image blob when committed in {where} (a git attribute of the "

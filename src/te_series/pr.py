@@ -202,9 +202,9 @@ def prepare_out(out: Path, root: Path) -> None:
                     if any(not wrote[n] for n in edited)
                     else ""
                 )
-                + "; pr "
-                "would overwrite it. Keep your edit elsewhere (e.g. in patches/pr/<slug>.md, "
-                "which pr reads) and delete the file, or use another --out; then run again."
+                + "; pr would replace or delete it. Keep your edit elsewhere (e.g. in "
+                "patches/pr/<slug>.md, which pr reads) and delete the file, or use another "
+                "--out; then run again."
             )
         for name in present:
             (out / name).unlink()

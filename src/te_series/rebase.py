@@ -392,12 +392,8 @@ def abort(fork) -> int:
     if busy and state.rebase_from:  # untracked files where the series has files: git's
         moved = git("diff", "--name-only", "-z", "--no-renames", state.rebase_from, "HEAD",
                     cwd=fork).split("\0")[:-1]  # fmt: skip
-        in_the_way = (
-            moved
-            and git(
-                "ls-files", "--others", "--exclude-standard", "-z", "--", *moved, cwd=fork
-            ).split("\0")[:-1]
-        )  # abort refuses (v23 #5)
+        in_the_way = moved and git("ls-files", "--others", "--exclude-standard", "-z", "--",
+                                   *moved, cwd=fork).split("\0")[:-1]  # abort refuses (v23 #5)
     edits = edits_commit(fork, head, in_the_way) if busy else ""  # git's abort resets them
     if edits or (state.rebase_from and head != state.rebase_from
                  and commits(fork, f"{onto}..{head}")):  # fmt: skip
@@ -407,16 +403,9 @@ def abort(fork) -> int:
         git("branch", "-f", branch, edits or head, cwd=fork)
         kept = (
             f"\nThe rebased commits (and any you made on top of them"
-            + (
-                ", and as its last commit the files fork/ had at the stop: conflicts, your edits"
-                + (
-                    f", and {', '.join(in_the_way)}, untracked, which the series' files replace"
-                    if in_the_way
-                    else ""
-                )
-                if edits
-                else ""
-            )
+            + (", and as its last commit the files fork/ had at the stop: conflicts, your edits"
+               + (f", and {', '.join(in_the_way)}, untracked, which the series' files replace"
+                  if in_the_way else "") if edits else "")
             + f") are kept on branch {branch}: git -C fork log -p {branch}; cherry-pick what "
             f"you need, then delete it (git -C fork branch -D {branch})."
         )
@@ -430,9 +419,8 @@ def abort(fork) -> int:
         git_run("update-index", "-q", "--refresh", cwd=fork)
         moved = git("diff", "--name-only", "-z", "--no-renames", state.rebase_from, "HEAD",
                     cwd=fork).split("\0")  # fmt: skip
-        put_aside(
-            fork, [f for f in moved if f], "the rebase", "fork", "(onto the series as it was)"
-        )  # reset --keep refuses them (v17 F4)
+        put_aside(fork, [f for f in moved if f], "the rebase", "fork",
+                  "(onto the series as it was)")  # reset --keep refuses them (v17 F4)
         git("reset", "-q", "--keep", state.rebase_from, cwd=fork)
     state.rebase_onto = state.rebase_from = state.rebase_prerequisites = None
     write_state(fork, state)
@@ -448,18 +436,8 @@ def half_written(root: Path, onto: str) -> str:
     v21 #3) left in patches/, and how to put patches/ back as committed; "" where it wrote
     nothing (v20 #13)."""
     tmps = sorted(rel(t, root) for t in (root / "patches").rglob(".*.te-series-tmp"))
-    diff = git_run(
-        "diff",
-        "--name-only",
-        "-z",
-        "--relative",
-        "HEAD",
-        "--",
-        "patches/series",
-        ":(glob)patches/*.patch",
-        "patches/base.toml",
-        cwd=root,
-    )  # what rebase writes
+    diff = git_run("diff", "--name-only", "-z", "--relative", "HEAD", "--", "patches/series",
+                   ":(glob)patches/*.patch", "patches/base.toml", cwd=root)  # what rebase writes
     files = [f for f in diff.stdout.split("\0") if f]
     toml = root / "patches/base.toml"
     on = "patches/base.toml" in files and toml.is_file() and onto in toml.read_text()

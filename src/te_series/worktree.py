@@ -545,9 +545,11 @@ def describe_tree(tree: Path, root: Path) -> str:
     off = not busy and off_the_series_branch(tree, root)
     if off:
         lines.append(f"  export refuses: {off}")
-    moving = state.rebase_onto is not None and state.rebase_prerequisites is not None
+    # during a rebase, the new base's (v37 #3), while fork/ is on it (git's abort: v39 #3)
+    moving = bool(state.rebase_onto) and state.rebase_prerequisites is not None
+    moving = moving and is_ancestor(tree, state.rebase_onto, "HEAD")
     for pr, rev in ((state.rebase_prerequisites if moving else state.prerequisites) or {}).items():
-        if rev:  # during a rebase, the new base's (v37 #3)
+        if rev:
             subject = log1(tree, "%s", rev)
             lines.append(
                 f"  upstream prerequisite #{pr}: applied as {rev[:12]} {subject!r}, below the "
@@ -585,7 +587,8 @@ def describe_tree(tree: Path, root: Path) -> str:
         except SeriesError as e:
             how = str(e)
         how = how or locked(tree, root, verbs) or "go on: " + verbs["continue"]
-        lines.append(f"  {how.rstrip('.')}; te-series export refuses until the series is complete")
+        how = how.rstrip(".")
+        lines.append(f"  {how}; te-series export refuses until the series is complete")
     elif busy:
         lines.append("  finish or abort it before te-series export")
     elif tree.name.endswith(".new"):
