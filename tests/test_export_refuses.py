@@ -315,7 +315,7 @@ def test_uncommitted_edits_fork_was_made_from_are_named_as_in_fork(three, projec
     message = sh("git", "log", "-1", "--format=%B", "HEAD", cwd=fork)
     sh("git", "commit", "-q", "--amend", "-m", message.replace("a lot", "a lot, again"), cwd=fork)
     rc, out = te("export", capsys=capsys)
-    assert rc == 2 and "was made from these edits, so it holds them" in out, out
+    assert rc == 2 and "so it holds them: commit them first" in out, out
     save(project, "the edit")
     assert te("export")[0] == 0
 
@@ -792,11 +792,36 @@ def test_a_series_file_fork_was_made_from_is_to_be_committed_not_rebuilt(three, 
         assert te("apply", "--force", "--te-src", str(upstream))[0] == 0
     commit(fork, {"tests/b.py": "B = 1\n"}, msg("Add b"))
     rc, out = te("export", capsys=capsys)
-    assert rc == 2 and "fork/ was made from these edits, so it holds them" in out, out
+    assert rc == 2 and "so it holds them: commit them first" in out, out
     sh("git", "add", "patches", cwd=project)
     sh("git", "commit", "-q", "-m", "export", cwd=project)
     rc, out = te("export", capsys=capsys)
     assert rc == 0 and "Add-b.patch (a new commit)" in out, out
+
+
+def test_files_an_uncommitted_export_wrote_are_to_be_committed_next_to_an_edit(three, project,
+                                                                             capsys):  # fmt: skip
+    """tool-review-v40 L2: an export (not committed) renumbered patches into new, untracked
+    files; then a comment of yours in the series, not committed, and a reword in fork/: export
+    took the edited series for a sign that none of the files was what fork/ was made from, and
+    said to move the files it wrote itself out of patches/ (their notes went with them). It
+    decides file by file: those export wrote are to be committed."""
+    fork = project / "fork"
+    sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"})  # fmt: skip
+    commit(fork, {"tests/a.py": "A = 1\n"}, msg("Add a"))
+    sh("git", "rebase", "--continue", cwd=fork)
+    assert te("export", capsys=capsys)[0] == 0
+    three.series_file.write_text("# mine\n" + three.series_file.read_text())
+    sh("git", "commit", "-q", "--amend", "-m", msg("Test more, reworded"), cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "so it holds them: commit them first" in out, out
+    assert "move it out of" not in out, out
+    sh("git", "add", "patches", cwd=project)
+    sh("git", "commit", "-q", "-m", "export", cwd=project)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "reworded" in out, out
+    assert three.series_file.read_text().startswith("# mine\n")
 
 
 def test_a_note_copied_onto_an_earlier_commit_is_named(three, project, capsys):

@@ -502,18 +502,24 @@ def test_text_after_a_files_hunks_stays_with_the_file(three, project, upstream, 
         assert got.endswith(b"+    return list(values)\n" + note), got
 
 
+@pytest.mark.parametrize("written", ["before-apply", "after-apply"])
 def test_text_after_a_files_hunks_follows_it_into_a_commit_split_off(three, project, upstream,
-                                                                      capsys):  # fmt: skip
+                                                                      capsys, written):  # fmt: skip
     """tool-review-v36 #2: a commit split in two in fork/, one file's change into a new commit
     after it: the note after that file's hunks stayed in the old patch, after another file's.
-    It goes after that file's hunks in the new commit's patch."""
+    It goes after that file's hunks in the new commit's patch. v40 L1: a note written after
+    fork/ was made got "changed since ... rebuild" (the 3-way check read it as a change)."""
     name = three.names()[1]
     path = three.dir / name
     note = b"Reviewer note: about the test's hunk.\n"
     text, at = path.read_bytes(), b"\ndiff --git a/transformer_engine/"
     assert b"\ndiff --git a/tests/test_fuser.py " in text.split(at)[0]
-    rebuild_and_export_unchanged(project, upstream, capsys, path,
-                                 text.replace(at, b"\n" + note + at[1:], 1))  # fmt: skip
+    text = text.replace(at, b"\n" + note + at[1:], 1)
+    if written == "before-apply":
+        rebuild_and_export_unchanged(project, upstream, capsys, path, text)
+    else:
+        path.write_bytes(text)
+        save(project, "a note")
     fork = project / "fork"
     sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=fork,
        env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"})  # fmt: skip
@@ -530,12 +536,44 @@ def test_text_after_a_files_hunks_follows_it_into_a_commit_split_off(three, proj
     assert new.read_bytes().endswith(b"[1] == [1]\n" + note), new.read_bytes()[-300:]
 
 
+def test_text_without_a_final_line_break_is_kept_and_moved_whole(three, project, upstream,
+                                                                  capsys):  # fmt: skip
+    """tool-review-v40 C1, C2: a note at the end of a patch file without a final line break
+    was taken for part of the last file's diff and dropped by an export that changed nothing;
+    moved into a commit split off, it was glued to the next file's `diff --git` line, and the
+    next export doubled that file's diff. It is kept byte for byte, and moved with a line break
+    where a file follows it; a second export changes nothing."""
+    name = three.names()[1]
+    path = three.dir / name
+    rebuild_and_export_unchanged(project, upstream, capsys, path, path.read_bytes() + b"NOTE")
+    fork = project / "fork"
+    sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"})  # fmt: skip
+    sh("git", "reset", "-q", "--soft", "HEAD~1", cwd=fork)
+    sh("git", "reset", "-q", "HEAD", "--", "transformer_engine/pytorch/fuser.py", cwd=fork)
+    sh("git", "commit", "-q", "-C", "ORIG_HEAD", cwd=fork)
+    sh("git", "notes", "--ref=te-series", "add", "-f", "-m", name, "HEAD", cwd=fork)
+    (fork / "transformer_engine/pytorch/zzz.py").write_text("Z = 1\n")
+    sh("git", "add", "-A", cwd=fork)
+    sh("git", "commit", "-q", "-m", "[PyTorch] Route lists", cwd=fork)
+    sh("git", "rebase", "--continue", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "(a new commit)" in out, out
+    (new,) = three.dir.glob("0003-PyTorch-Route-lists.patch")
+    assert b"NOTE\ndiff --git a/transformer_engine/pytorch/zzz.py " in new.read_bytes()
+    save(project, "export")
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "  change" not in out and new.read_bytes().count(b"zzz.py b/") == 1, out
+
+
+@pytest.mark.parametrize("other", ["a later patch", "a new commit, not next to it"])
 def test_text_after_a_files_hunks_stays_in_its_patch_when_another_changes_it(three, project,
-                                                                            upstream, capsys):  # fmt: skip
+                                                                            upstream, capsys,
+                                                                            other):  # fmt: skip
     """tool-review-v37 #1: a commit that changes a file no more, while a later patch does:
     the note after that file's hunks went into that other patch, which it is not about (and
-    the v36 #2 placement said nothing). It stays in its own patch, at its end, and the report
-    says so."""
+    the v36 #2 placement said nothing); v40 M1: or into any new commit that changes it. It
+    stays in its own patch, at its end, and the report says so."""
     name = three.names()[1]
     path = three.dir / name
     note = b"Reviewer note: about the test's hunk.\n"
@@ -549,8 +587,9 @@ def test_text_after_a_files_hunks_stays_in_its_patch_when_another_changes_it(thr
     sh("git", "commit", "-q", "--amend", "--no-edit", cwd=fork)
     sh("git", "rebase", "--continue", cwd=fork)
     (fork / "tests/test_fuser.py").write_text("def test_x():\n    assert 1\n")
-    sh("git", "commit", "-q", "-a", "--amend", "--no-edit", cwd=fork)
-    said = f"after the hunks of a/tests/test_fuser.py b/tests/test_fuser.py in {name}, which "
+    amend = ["--amend", "--no-edit"] if other == "a later patch" else ["-m", msg("Test later")]
+    sh("git", "commit", "-q", "-a", *amend, cwd=fork)
+    said = f"after the hunks of tests/test_fuser.py in {name}, which "
     rc, out = te("export", "--dry-run", capsys=capsys)
     assert rc == 0 and "would keep the text of yours " + said in out, out
     rc, out = te("export", capsys=capsys)

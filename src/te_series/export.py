@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import os
 import re
 import shlex
@@ -487,7 +488,7 @@ def keep_hand_written(old: bytes, new: bytes) -> tuple[bytes, dict[bytes, bytes]
     # goes with its file, also where the file's diff changed (v22 R5, v23 #1, #2)
     trails = {key: trail for key, _, trail in olds}
     kept = [[key, body, trails.pop(key, trail)] for key, body, trail in news]
-    rest = b"".join(map(b"".join, kept)) or rest
+    rest = join_sections(kept) or rest
     out = head + b"".join(b"\n" + h for h in extra) + b"\n\n" + message + made + rest
     return out, {key: trail for key, trail in trails.items() if trail}
 
@@ -500,8 +501,8 @@ def place_trail(patch: bytes, key: bytes, trail: bytes) -> bytes:
     if not parts:
         return patch + trail
     at = next((part for part in parts if part[0] == key), parts[-1])
-    at[2] += trail
-    return patch[: len(patch) - len(diff)] + b"".join(map(b"".join, parts))
+    at[2] += (b"\n" if at[2] and not at[2].endswith(b"\n") else b"") + trail
+    return patch[: len(patch) - len(diff)] + join_sections(parts)
 
 
 def file_sections(diff: bytes) -> list[tuple[bytes, bytes, bytes]]:
@@ -511,7 +512,8 @@ def file_sections(diff: bytes) -> list[tuple[bytes, bytes, bytes]]:
     for part in re.split(rb"^(?=diff --git )", diff, flags=re.M)[1:]:
         nl = part.find(b"\n") + 1 or len(part)
         body, left, at = part[nl:], None, 0  # left: the hunk's old and new lines to come
-        for line in body.split(b"\n")[:-1]:
+        lines = body.split(b"\n")
+        for line in lines[:-1] if lines[-1] == b"" else lines:  # a last one without b"\n" too
             if left and left != [0, 0]:
                 if not line.startswith(b"\\"):  # "\ No newline at end of file" counts none
                     left = [left[0] - (line[:1] != b"+"), left[1] - (line[:1] != b"-")]
@@ -524,6 +526,14 @@ def file_sections(diff: bytes) -> list[tuple[bytes, bytes, bytes]]:
             at = len(body)
         out.append((part[:nl], body[:at], body[at:]))
     return out
+
+
+def join_sections(parts) -> bytes:
+    """A diff from file_sections' parts; text of yours moved to a file that is not the last
+    gets the line break it may lack there (v40 C2)."""
+    joined = [b"".join(part) for part in parts]
+    return b"".join(j if j.endswith(b"\n") or i == len(joined) - 1 else j + b"\n"
+                    for i, j in enumerate(joined))  # fmt: skip
 
 
 def refuse_conflict_markers(tree: Path, root: Path, data: dict[str, bytes], revs) -> None:
@@ -706,13 +716,19 @@ def plan(
         if o is not None and (series.dir / o).is_file():
             data[n], left = keep_hand_written((series.dir / o).read_bytes(), data[n])
             moved += [(n, key, trail) for key, trail in left.items()]
-    for i, (n, key, trail) in enumerate(moved):  # goes with that file into a new commit that
-        # changes it (one split off: v36 #2), not into another patch (v37 #1); else to the end
-        # of its own
-        to = next((m for o, m in zip(owner, data) if o is None and key in
+    made = list(data)  # each commit's patch, in order
+    new = lambda m: owner[made.index(m)] is None  # noqa: E731
+    for i, (n, key, trail) in enumerate(moved):  # goes with that file into a new commit next
+        # to it that changes it (one split off: v36 #2), not into another patch (v37 #1, v40
+        # M1); else to the end of its own
+        at = made.index(n)
+        near = [*itertools.takewhile(new, made[at + 1 :]),
+                *itertools.takewhile(new, reversed(made[:at]))]  # fmt: skip
+        to = next((m for m in near if key in
                    {k for k, _, _ in file_sections(split_patch(data[m])[4])}), n)  # fmt: skip
         data[to] = place_trail(data[to], key, trail)
-        moved[i] = (n, key.decode("utf-8", "replace").strip()[len("diff --git ") :], to)
+        path = key.decode("utf-8", "replace").strip()[len("diff --git a/") :]
+        moved[i] = (n, path.split(" b/", 1)[0], to)  # one name (v40 M2)
     refuse_conflict_markers(tree, root, data, revs)
     binary = [f"{n}: {f.path}" for n, blob in data.items()
               for f in parse_diff(blob.decode("utf-8", "surrogateescape")) if f.binary]  # fmt: skip
@@ -989,7 +1005,8 @@ def changed_since_apply(root: Path, p: Plan) -> list[str]:
 def undoes(root: Path, path: Path, was: str | None, new: bytes | None) -> str:
     """What writing `new` over a patch file that changed since blob `was` (of this checkout)
     would undo of that change: "" for nothing, as it is only in what export keeps of the file
-    anyway (keep_hand_written: text between '---' and the diff, extra mail headers; v21 #4),
+    anyway (keep_hand_written: text between '---' and the diff, extra mail headers, text
+    after a file's hunks; v21 #4),
     or `new` has it too (fork/ made the same change, besides changes of its own: v28 #1).
     The second is a 3-way merge of the three versions' lines that git computes for a diff
     (diffstat, index lines, hunk line numbers) left out: clean, and `new` as it was. Where
@@ -999,6 +1016,7 @@ def undoes(root: Path, path: Path, was: str | None, new: bytes | None) -> str:
     def kept(patch: bytes) -> bytes:  # the file without what export keeps or git computes
         head, extra, message, _, diff = split_patch(patch)
         head = b"\n".join(h for h in re.split(rb"\n(?=\S)", head) if h not in extra)
+        diff = b"".join(key + body for key, body, _ in file_sections(diff))  # v40 L1
         diff = re.sub(rb"^index .*\n", b"", diff, flags=re.M)
         return b"\n".join([head, message, re.sub(rb"^@@ [^@]* @@", b"@@", diff, flags=re.M)])
 
@@ -1073,36 +1091,38 @@ def uncommitted(root: Path, p: Plan) -> list[str]:
     if not status.strip():
         return []
     name = rel(p.tree, root)
-    made_from = not any(changed_since_made(p.state, f) for f in touched if f.is_file())
-    if made_from:  # apply ran after the edits: fork/ holds them
-        how = (
-            f"{name}/ was made from these edits, so it holds them: commit them first (git add "
-            f"{rel(d, root)} && git commit), then export again."
+    # file by file (v40 L2): what fork/ was made from, or an export wrote, fork/ holds
+    made = {f.name for f in touched if f.is_file() and not changed_since_made(p.state, f)}
+    listed = lambda out: [rel(probe / n, root) for n in out.split("\0") if n]  # noqa: E731
+    paths = [f.name for f in touched]  # probe is d: touched files exist
+    loose = listed(git("ls-files", "--others", "-z", "--", *paths, cwd=probe))
+    edited = listed(git("diff", "--name-only", "-z", "--relative", "HEAD", "--", *paths,
+                        cwd=probe))  # fmt: skip
+    held = [f for f in edited + loose if Path(f).name in made]
+    edited, loose = [f for f in edited if f not in held], [f for f in loose if f not in held]
+    quoted = " ".join(shlex.quote(f) for f in edited)
+    how = ""
+    if held:  # apply ran after the edits, or export wrote the file
+        how += (
+            f"{name}/ was made from {', '.join(held)} as they are (or export wrote them), so "
+            f"it holds them: commit them first (git add {rel(d, root)} && git commit). "
         )
-    else:
-        listed = lambda out: [rel(probe / n, root) for n in out.split("\0") if n]  # noqa: E731
-        paths = [f.name for f in touched]  # probe is d: touched files exist
-        loose = listed(git("ls-files", "--others", "-z", "--", *paths, cwd=probe))
-        edited = listed(git("diff", "--name-only", "-z", "--relative", "HEAD", "--", *paths,
-                            cwd=probe))  # fmt: skip
-        quoted = " ".join(shlex.quote(f) for f in edited)
-        how = ""
-        if edited:  # committed, export tells them apart; no rebuild here (v38 #1, #2)
-            how += (
-                f"The edits of {', '.join(edited)} are not what {name}/ was made from (git "
-                f"diff HEAD -- {quoted} shows them). To keep them, commit them (git add "
-                f"{quoted} && git commit): export keeps text of yours that no commit holds "
-                f"(notes, comments in the series), and says how to go on where an edit changes "
-                f"what {name}/ would write; to throw them away: git checkout HEAD -- "
-                f"{quoted}. "
-            )
-        if loose:
-            how += (
-                f"{', '.join(loose)}: in no commit (untracked) and not what {name}/ was made "
-                f"from, so export would overwrite it: move it out of {rel(d, root)}/ (or delete "
-                "it). "
-            )
-        how += "Then export again."
+    if edited:  # committed, export tells them apart; no rebuild here (v38 #1, #2)
+        how += (
+            f"The edits of {', '.join(edited)} are not what {name}/ was made from (git "
+            f"diff HEAD -- {quoted} shows them). To keep them, commit them (git add "
+            f"{quoted} && git commit): export keeps text of yours that no commit holds "
+            f"(notes, comments in the series), and says how to go on where an edit changes "
+            f"what {name}/ would write; to throw them away: git checkout HEAD -- "
+            f"{quoted}. "
+        )
+    if loose:
+        how += (
+            f"{', '.join(loose)}: in no commit (untracked) and not what {name}/ was made "
+            f"from, so export would overwrite it: move it out of {rel(d, root)}/ (or delete "
+            "it). "
+        )
+    how += "Then export again."
     return ["export would overwrite or delete files with uncommitted edits:\n" + status.rstrip()
             + "\n" + how]  # fmt: skip
 
