@@ -824,6 +824,32 @@ def test_files_an_uncommitted_export_wrote_are_to_be_committed_next_to_an_edit(t
     assert three.series_file.read_text().startswith("# mine\n")
 
 
+def test_a_patch_new_since_apply_made_in_fork_too_is_exported(three, project, upstream,
+                                                              capsys):  # fmt: skip
+    """tool-review-v41 #1: a colleague's new patch (pulled, listed) and a commit of yours in
+    fork/: export advised a rebuild or the same change in fork/; made there (git am of that
+    file, noted), export refused again: a file with no recorded version read as a change that
+    would be lost. A file new since is all change: fork/ holding it is nothing to undo."""
+    fork = project / "fork"
+    commit(fork, {"tests/c.py": "C = 1\n"}, msg("Colleague change"))
+    assert te("export", capsys=capsys)[0] == 0
+    save(project, "colleague: a new patch")
+    (new,) = [n for n in three.names() if n.startswith("0004-")]
+    sh("git", "checkout", "-q", "HEAD~1", "--", "patches", cwd=project)
+    sh("git", "rm", "-q", "--cached", f"patches/{new}", cwd=project)
+    (three.dir / new).unlink()
+    assert te("apply", "--force", "--te-src", str(upstream))[0] == 0  # fork/ without it
+    sh("git", "checkout", "-q", "HEAD", "--", "patches", cwd=project)  # the pull
+    commit(fork, {"tests/m.py": "M = 1\n"}, msg("My own change"))
+    rc, out = te("export", capsys=capsys)
+    assert rc == 2 and "or make the same change in fork/" in out, out
+    sh("git", "am", "-q", "-3", "--keep-non-patch", str(three.dir / new), cwd=fork)
+    sh("git", "notes", "--ref=te-series", "add", "-f", "-m", new, "HEAD", cwd=fork)
+    rc, out = te("export", capsys=capsys)
+    assert rc == 0 and "My-own-change.patch (a new commit)" in out, out
+    assert any(n.endswith("-PyTorch-Colleague-change.patch") for n in three.names())
+
+
 def test_a_note_copied_onto_an_earlier_commit_is_named(three, project, capsys):
     """tool-review-v35 #4: a later commit's note copied onto an earlier one by hand (git notes
     copy -f): export advised --drop of the earlier commit's patch, and then refused that

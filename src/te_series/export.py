@@ -1006,8 +1006,8 @@ def undoes(root: Path, path: Path, was: str | None, new: bytes | None) -> str:
     """What writing `new` over a patch file that changed since blob `was` (of this checkout)
     would undo of that change: "" for nothing, as it is only in what export keeps of the file
     anyway (keep_hand_written: text between '---' and the diff, extra mail headers, text
-    after a file's hunks; v21 #4),
-    or `new` has it too (fork/ made the same change, besides changes of its own: v28 #1).
+    after a file's hunks; v21 #4), or `new` has it too (fork/ made the same change, besides
+    changes of its own: v28 #1; `was` None: a file new since, all of it the change).
     The second is a 3-way merge of the three versions' lines that git computes for a diff
     (diffstat, index lines, hunk line numbers) left out: clean, and `new` as it was. Where
     that merge conflicts ("tangled"), fork/'s own changes touch or border the lines of that
@@ -1020,10 +1020,11 @@ def undoes(root: Path, path: Path, was: str | None, new: bytes | None) -> str:
         diff = re.sub(rb"^index .*\n", b"", diff, flags=re.M)
         return b"\n".join([head, message, re.sub(rb"^@@ [^@]* @@", b"@@", diff, flags=re.M)])
 
-    old = git_run("cat-file", "blob", was or "", cwd=root, text=False)
-    if old.returncode or not path.is_file():  # gone since (a rename pulled, v35 #2)
+    old = git_run("cat-file", "blob", was, cwd=root, text=False) if was else None
+    if not path.is_file() or old is not None and old.returncode:  # gone since (v35 #2)
         return "lost"
-    base, now = kept(old.stdout), kept(path.read_bytes())
+    # a file new since fork/ was made (a colleague's patch, v41 #1): its change is all of it
+    base, now = kept(old.stdout) if old is not None else b"", kept(path.read_bytes())
     if new is None or base == now:
         return "" if base == now else "lost"
     with tempfile.TemporaryDirectory(prefix="te-series-merge-") as tmp:
