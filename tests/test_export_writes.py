@@ -41,6 +41,22 @@ def change_second_commit(fork) -> None:
        env={"GIT_SEQUENCE_EDITOR": "true"})  # fmt: skip
 
 
+def split_second_commit(fork, name: str, path: str, subject: str, files: dict | None = None):
+    """Split patch 0002's commit in fork/: its change to `path` (and new `files`) goes into a
+    new commit after it, titled `subject`; the first keeps the patch-name note `name`."""
+    sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=fork,
+       env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"})  # fmt: skip
+    sh("git", "reset", "-q", "--soft", "HEAD~1", cwd=fork)
+    sh("git", "reset", "-q", "HEAD", "--", path, cwd=fork)
+    sh("git", "commit", "-q", "-C", "ORIG_HEAD", cwd=fork)
+    sh("git", "notes", "--ref=te-series", "add", "-f", "-m", name, "HEAD", cwd=fork)
+    for f, text in (files or {}).items():
+        (fork / f).write_text(text)
+    sh("git", "add", "-A", cwd=fork)
+    sh("git", "commit", "-q", "-m", subject, cwd=fork)
+    sh("git", "rebase", "--continue", cwd=fork)
+
+
 def rebuild_and_export_unchanged(project, upstream, capsys, path, text: bytes) -> None:
     """Commit the patch file `path` as `text`, rebuild fork/ from the series, and see an export
     that changes nothing in fork/ leave the file byte for byte."""
@@ -520,15 +536,7 @@ def test_text_after_a_files_hunks_follows_it_into_a_commit_split_off(three, proj
     else:
         path.write_bytes(text)
         save(project, "a note")
-    fork = project / "fork"
-    sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=fork,
-       env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"})  # fmt: skip
-    sh("git", "reset", "-q", "--soft", "HEAD~1", cwd=fork)
-    sh("git", "reset", "-q", "HEAD", "--", "tests/test_fuser.py", cwd=fork)
-    sh("git", "commit", "-q", "-C", "ORIG_HEAD", cwd=fork)
-    sh("git", "notes", "--ref=te-series", "add", "-f", "-m", name, "HEAD", cwd=fork)
-    sh("git", "commit", "-q", "-a", "-m", "[PyTorch] Test the route", cwd=fork)
-    sh("git", "rebase", "--continue", cwd=fork)
+    split_second_commit(project / "fork", name, "tests/test_fuser.py", "[PyTorch] Test the route")
     rc, out = te("export", capsys=capsys)
     assert rc == 0 and f"change {name}" in out and "(a new commit)" in out, out
     (new,) = three.dir.glob("0003-PyTorch-Test-the-route.patch")
@@ -546,17 +554,9 @@ def test_text_without_a_final_line_break_is_kept_and_moved_whole(three, project,
     name = three.names()[1]
     path = three.dir / name
     rebuild_and_export_unchanged(project, upstream, capsys, path, path.read_bytes() + b"NOTE")
-    fork = project / "fork"
-    sh("git", "rebase", "-q", "-i", "HEAD~2", cwd=fork,
-       env={"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"})  # fmt: skip
-    sh("git", "reset", "-q", "--soft", "HEAD~1", cwd=fork)
-    sh("git", "reset", "-q", "HEAD", "--", "transformer_engine/pytorch/fuser.py", cwd=fork)
-    sh("git", "commit", "-q", "-C", "ORIG_HEAD", cwd=fork)
-    sh("git", "notes", "--ref=te-series", "add", "-f", "-m", name, "HEAD", cwd=fork)
-    (fork / "transformer_engine/pytorch/zzz.py").write_text("Z = 1\n")
-    sh("git", "add", "-A", cwd=fork)
-    sh("git", "commit", "-q", "-m", "[PyTorch] Route lists", cwd=fork)
-    sh("git", "rebase", "--continue", cwd=fork)
+    zzz = {"transformer_engine/pytorch/zzz.py": "Z = 1\n"}  # a file after fuser.py's
+    split_second_commit(project / "fork", name, "transformer_engine/pytorch/fuser.py",
+                        "[PyTorch] Route lists", zzz)  # fmt: skip
     rc, out = te("export", capsys=capsys)
     assert rc == 0 and "(a new commit)" in out, out
     (new,) = three.dir.glob("0003-PyTorch-Route-lists.patch")
