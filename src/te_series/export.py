@@ -470,7 +470,7 @@ def keep_hand_written(old: bytes, new: bytes) -> tuple[bytes, dict[bytes, bytes]
     keeps it byte for byte (v20 #1): between '---' and the diff, all but old's own diffstat
     (diffstat: what format-patch writes for old's diff; a pattern dropped notes, v21 #1).
     Also returned: the text after the hunks of each file that `new` no longer changes, by
-    its `diff --git` line, for the patch that now changes it (place_trail)."""
+    its `diff --git` line, for plan to place (place_trail)."""
     if not old.startswith(b"From "):  # not a mail git format-patch wrote
         return new, {}
     _, extra, _, region, diff = split_patch(old)
@@ -587,7 +587,7 @@ class Plan:
     dropped: list[str]  # listed patches no commit stands for any more (--drop)
     renames: dict[str, bool]  # new name of a renamed patch: whether its content changed
     moved: list[tuple[str, str, str]]  # text of yours after the hunks of a file a commit no
-    # longer changes: its patch, the file (diff --git's a/ b/ names), the patch it goes to
+    # longer changes: its patch, the file's name, the patch it goes to
     refusals: list[str] = dataclasses.field(default_factory=list)
 
     @property
